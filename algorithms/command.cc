@@ -1,0 +1,36 @@
+#include "algorithms/command.h"
+
+#include <cctype>
+
+namespace locklab {
+
+std::string_view ScriptName(Script s) {
+  switch (s) {
+    case Script::kNone: return "none";
+    case Script::kCompareAndDelete: return "compare_and_delete";
+    case Script::kCompareAndPexpire: return "compare_and_pexpire";
+    case Script::kSetNxPxIncrFence: return "set_nx_px_incr_fence";
+    case Script::kCount: break;
+  }
+  return "unknown";
+}
+
+std::string Command::Name() const {
+  if (script != Script::kNone) return std::string(ScriptName(script));
+  if (argv.empty()) return "";
+  std::string n = argv[0];
+  for (char& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return n;
+}
+
+std::string Command::ToString() const {
+  std::string s = script != Script::kNone ? std::string(ScriptName(script)) : std::string();
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (!s.empty()) s += ' ';
+    if (script != Script::kNone && static_cast<int>(i) == num_keys) s += "| ";
+    s += argv[i];
+  }
+  return s;
+}
+
+}  // namespace locklab

@@ -1,0 +1,46 @@
+// Command: one Redis command, or one call of a named script, addressed to a node by the caller.
+//
+// Plain commands carry their words in argv ("SET", key, value, "NX", "PX", "3000").
+// Script calls name a Script and carry keys and args separately; each runtime decides how to
+// run it (the simulator runs the script's C++ body atomically, real Redis runs its Lua text:
+// see sim/scripts.h, where both bodies sit side by side).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace locklab {
+
+enum class Script : uint8_t {
+  kNone = 0,
+  kCompareAndDelete,   // if GET(key) == token then DEL key -> 1, else 0
+  kCompareAndPexpire,  // if GET(key) == token then PEXPIRE key ttl_ms -> 1, else 0
+  kSetNxPxIncrFence,   // SET key token NX PX ttl; on success INCR fence_key -> fence, else nil
+  kCount,
+};
+
+// The stable name of a script ("compare_and_delete", ...), used in reports and command counts.
+std::string_view ScriptName(Script s);
+
+struct Command {
+  Script script = Script::kNone;
+  std::vector<std::string> argv;  // plain: full command words; script: keys then args
+  int num_keys = 0;               // script calls only
+
+  static Command Plain(std::vector<std::string> words) { return Command{Script::kNone, std::move(words), 0}; }
+  static Command Call(Script s, std::vector<std::string> keys, std::vector<std::string> args) {
+    Command c{s, std::move(keys), 0};
+    c.num_keys = static_cast<int>(c.argv.size());
+    for (auto& a : args) c.argv.push_back(std::move(a));
+    return c;
+  }
+
+  // Upper-case command name ("SET") or the script's name; used to count commands.
+  std::string Name() const;
+  // "SET k v NX PX 3000" or "compare_and_delete k | tok", for timelines and logs.
+  std::string ToString() const;
+};
+
+}  // namespace locklab

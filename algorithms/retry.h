@@ -1,0 +1,47 @@
+// RetryPolicy: how a client waits between failed acquisition attempts, and the loop that
+// combines a Lock with a policy under an acquisition deadline.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/env.h"
+#include "algorithms/lock.h"
+#include "algorithms/options.h"
+
+namespace locklab {
+
+class RetryPolicy {
+ public:
+  virtual ~RetryPolicy() = default;
+  // Waits before attempt number `attempt` (2, 3, ...). `waited_us` is how long this acquisition
+  // has been going on (monotonic). `hint_ms` is the lock's retry_hint_ms().
+  virtual Task<void> Wait(Env& env, int attempt, int64_t waited_us, int64_t hint_ms) = 0;
+  // false: give up after the first attempt (policy "once").
+  virtual bool retries() const { return true; }
+};
+
+struct RetryInfo {
+  std::string name;
+  std::string summary;
+  std::vector<OptionSpec> options;
+  std::unique_ptr<RetryPolicy> (*make)(const Options& resolved) = nullptr;
+};
+
+const std::vector<RetryInfo>& RetryPolicies();
+const RetryInfo* FindRetryPolicy(const std::string& name);
+
+struct AcquireResult {
+  Outcome outcome = Outcome::kFail;  // kOk acquired; kFail gave up; kUnknown last attempt timed out
+  int attempts = 0;
+};
+
+// Tries lock.TryAcquire() until it succeeds or `timeout_ms` of this process's monotonic time
+// has passed (then the last attempt's outcome decides between kFail and kUnknown).
+// The number of attempts is also capped at `max_attempts` (a limit on every loop).
+Task<AcquireResult> AcquireWithRetry(Env& env, Lock& lock, RetryPolicy& policy, int64_t timeout_ms,
+                                     int max_attempts = 1000000);
+
+}  // namespace locklab

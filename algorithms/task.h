@@ -1,0 +1,124 @@
+// Task<T>: a lazy coroutine. Nothing runs until it is co_awaited (or started by a runtime);
+// when it finishes it resumes whoever awaited it (symmetric transfer, so long chains of
+// awaits do not grow the stack).
+//
+// Ownership: a Task owns its coroutine frame and destroys it in its destructor. Destroying a
+// suspended Task destroys the frame and, with it, every Task that frame was awaiting: this is
+// how a runtime discards a crashed client. Exceptions are not used: an exception escaping a
+// coroutine terminates the process.
+#pragma once
+
+#include <coroutine>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <utility>
+
+namespace locklab {
+
+template <typename T = void>
+class Task;
+
+namespace detail {
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <typename P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      return h.promise().continuation;
+    }
+    void await_resume() noexcept {}
+  };
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { std::terminate(); }
+};
+
+}  // namespace detail
+
+template <typename T>
+class Task {
+ public:
+  struct promise_type : detail::PromiseBase {
+    std::optional<T> value;
+    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    template <typename U>
+    void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  };
+
+  Task() = default;
+  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (h_) h_.destroy();
+  }
+
+  bool await_ready() const noexcept { return !h_ || h_.done(); }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    h_.promise().continuation = awaiting;
+    return h_;
+  }
+  T await_resume() { return std::move(*h_.promise().value); }
+
+  // For runtimes: start a top-level task that nobody awaits.
+  void Start() { h_.resume(); }
+  bool done() const { return !h_ || h_.done(); }
+  bool valid() const { return static_cast<bool>(h_); }
+
+ private:
+  std::coroutine_handle<promise_type> h_;
+};
+
+template <>
+class Task<void> {
+ public:
+  struct promise_type : detail::PromiseBase {
+    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    void return_void() {}
+  };
+
+  Task() = default;
+  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (h_) h_.destroy();
+  }
+
+  bool await_ready() const noexcept { return !h_ || h_.done(); }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    h_.promise().continuation = awaiting;
+    return h_;
+  }
+  void await_resume() {}
+
+  void Start() { h_.resume(); }
+  bool done() const { return !h_ || h_.done(); }
+  bool valid() const { return static_cast<bool>(h_); }
+
+ private:
+  std::coroutine_handle<promise_type> h_;
+};
+
+}  // namespace locklab

@@ -1,0 +1,91 @@
+// Runtime: what the harness needs from a backend to run clients and collect a history.
+// Two implementations: SimRuntime (sim_runtime.h, the deterministic simulator) and
+// RedisRuntime (redis_runtime.h, real redis-server processes driven by hiredis + libevent).
+//
+// Faults are planned before Run() as absolute true times (µs from the start of the run).
+// A runtime that cannot apply a fault exactly says so in Notes() (never silently).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "algorithms/env.h"
+#include "algorithms/task.h"
+#include "harness/history.h"
+
+namespace locklab {
+
+// A plan entry. Times are true time in µs from the start of the run.
+struct FaultAction {
+  enum class Kind : uint8_t {
+    kPauseClient,      // target client, duration_us
+    kCrashClient,      // target client
+    kClientClockJump,  // target client, delta_us (wall clock only)
+    kCrashNode,        // target node (endpoint index)
+    kRestartNode,      // target node: comes back empty (no persistence)
+    kPauseNode,        // target node, duration_us (SIGSTOP for real)
+    kNodeClockJump,    // target node, delta_us
+    kPartition,        // target client cannot reach node `node` for duration_us
+    kFailover,         // target node: its master dies with un-replicated writes, replica promoted
+    kDelayMessage,     // the `occurrence`-th command named `command` sent by target client gets
+                       // duration_us of extra one-way delay (at_us ignored: matched when sent)
+  };
+  Kind kind = Kind::kPauseClient;
+  int64_t at_us = 0;
+  int target = 0;
+  int node = 0;
+  int64_t duration_us = 0;
+  int64_t delta_us = 0;
+  std::string command;  // kDelayMessage
+  int occurrence = 1;   // kDelayMessage, 1-based
+};
+const char* FaultKindName(FaultAction::Kind k);
+
+struct ClockSetting {
+  int64_t offset_us = 0;    // wall clock offset from true time
+  double drift_ppm = 0;     // both clocks run (1 + drift_ppm/1e6) times as fast as true time
+};
+
+struct RuntimeLimits {
+  int64_t max_duration_us = 600'000'000;  // stop (with an error) past this much true time
+  int64_t max_events = 2'000'000'000;     // simulator only: event budget
+};
+
+struct CommandStats {
+  int64_t total = 0;
+  std::map<std::string, int64_t> by_name;  // "SET", "compare_and_delete", ...
+  std::vector<int64_t> by_client;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+
+  virtual int client_count() const = 0;
+  virtual int node_count() const = 0;
+  virtual Env& env(int client) = 0;
+  // True time now, µs since the run started.
+  virtual int64_t TrueNowUs() = 0;
+  // The history the runtime appends faults and executed commands to.
+  virtual void set_history(History* h) = 0;
+
+  virtual void SetClientClock(int client, const ClockSetting& c) = 0;
+  virtual void SetNodeClock(int node, const ClockSetting& c) = 0;
+  // false + *error when the runtime cannot do this fault at all.
+  virtual bool PlanFault(const FaultAction& f, std::string* error) = 0;
+
+  // Starts `main` as client `client`'s main task when Run() begins.
+  virtual void StartClient(int client, Task<void> main) = 0;
+  // Runs until every client's main task finished (or crashed). false + *error when a limit was
+  // hit or the backend failed.
+  virtual bool Run(const RuntimeLimits& limits, std::string* error) = 0;
+
+  virtual CommandStats Commands() const = 0;
+  // What the runtime wants the report to say about how faults were applied (real backends:
+  // measured delays, refusals). Empty for the simulator.
+  virtual std::vector<std::string> Notes() const { return {}; }
+};
+
+}  // namespace locklab
