@@ -30,6 +30,24 @@ struct Command {
   int num_keys = 0;               // script calls only
 
   static Command Plain(std::vector<std::string> words) { return Command{Script::kNone, std::move(words), 0}; }
+  // Cmd("SET", key, value, "NX"): a plain command from its words. (Preferred inside coroutines:
+  // GCC 12 miscompiles braced lists of string literals in co_await expressions.)
+  // Words are taken by value so that string literals decay to pointers.
+  template <typename... Words>
+  static Command Of(Words... words) {
+    Command c;
+    c.argv.reserve(sizeof...(words));
+    (c.argv.emplace_back(std::move(words)), ...);
+    return c;
+  }
+  // Script call: the first num_keys words are keys, the rest args (same GCC 12 reason).
+  template <typename... Words>
+  static Command Run(Script s, int num_keys, Words... words) {
+    Command c = Of(std::move(words)...);
+    c.script = s;
+    c.num_keys = num_keys;
+    return c;
+  }
   static Command Call(Script s, std::vector<std::string> keys, std::vector<std::string> args) {
     Command c{s, std::move(keys), 0};
     c.num_keys = static_cast<int>(c.argv.size());

@@ -77,6 +77,7 @@ class Task {
   void Start() { h_.resume(); }
   bool done() const { return !h_ || h_.done(); }
   bool valid() const { return static_cast<bool>(h_); }
+  std::coroutine_handle<> handle() const { return h_; }
 
  private:
   std::coroutine_handle<promise_type> h_;
@@ -116,6 +117,7 @@ class Task<void> {
   void Start() { h_.resume(); }
   bool done() const { return !h_ || h_.done(); }
   bool valid() const { return static_cast<bool>(h_); }
+  std::coroutine_handle<> handle() const { return h_; }
 
  private:
   std::coroutine_handle<promise_type> h_;

@@ -42,10 +42,33 @@ struct FaultAction {
   int occurrence = 1;   // kDelayMessage, 1-based
 };
 const char* FaultKindName(FaultAction::Kind k);
+// "pause_client" -> kPauseClient; false when unknown.
+bool ParseFaultKind(const std::string& name, FaultAction::Kind* out);
 
 struct ClockSetting {
   int64_t offset_us = 0;    // wall clock offset from true time
   double drift_ppm = 0;     // both clocks run (1 + drift_ppm/1e6) times as fast as true time
+};
+
+// One-way network delay added to every message (each direction), and loss.
+struct NetSetting {
+  enum class Dist : uint8_t { kConstant, kUniform, kLongTail };
+  Dist dist = Dist::kConstant;
+  int64_t mean_us = 0;  // constant: exactly this; uniform: [0, 2*mean]; long tail: lognormal-ish
+                        // with this mean and a tail to ~20x (see the implementation for the shape)
+  double loss = 0;      // probability that one message (request or reply) is lost -> timeout
+};
+const char* NetDistName(NetSetting::Dist d);
+bool ParseNetDist(const std::string& name, NetSetting::Dist* out);
+
+// What both backends are built from.
+struct BackendConfig {
+  int clients = 1;
+  int nodes = 1;              // Redis endpoints the algorithm addresses
+  bool with_replica = false;  // endpoint 0 is a master with one asynchronous replica
+  uint64_t seed = 1;
+  int64_t command_timeout_us = 1'000'000;  // a command with no reply by then is kTimeout
+  NetSetting net;
 };
 
 struct RuntimeLimits {

@@ -1,0 +1,35 @@
+#include "algorithms/lock.h"
+
+namespace locklab {
+
+// Defined in the algorithm files.
+AlgorithmInfo NaiveInfo();
+AlgorithmInfo NaiveExpireInfo();
+AlgorithmInfo TimestampInfo();
+AlgorithmInfo TokenInfo();
+AlgorithmInfo WatchdogInfo();
+AlgorithmInfo RedlockInfo();
+AlgorithmInfo FencingInfo();
+
+const char* OutcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kFail: return "fail";
+    case Outcome::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+const std::vector<AlgorithmInfo>& Algorithms() {
+  static const std::vector<AlgorithmInfo> all = {NaiveInfo(),    NaiveExpireInfo(), TimestampInfo(), TokenInfo(),
+                                                 WatchdogInfo(), RedlockInfo(),     FencingInfo()};
+  return all;
+}
+
+const AlgorithmInfo* FindAlgorithm(const std::string& name) {
+  for (const auto& a : Algorithms())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+}  // namespace locklab

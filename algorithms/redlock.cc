@@ -1,0 +1,96 @@
+// redlock: the Redis documentation's algorithm over N independent masters (seed 001, 004).
+//
+//   start = monotonic now
+//   send SET key token NX PX ttl to all N nodes in parallel; count OKs
+//   elapsed = monotonic now - start            (read after the last reply)
+//   validity = ttl - elapsed - (ttl * 0.01 + 2)
+//   acquired iff OKs >= N/2 + 1 and validity > 0   (validity-check=false skips the second test)
+//   otherwise: unlock all nodes (compare-and-delete) and retry after a random delay
+//   release: compare-and-delete on all nodes in parallel
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/lock.h"
+
+namespace locklab {
+namespace {
+
+class Redlock : public Lock {
+ public:
+  Redlock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
+    validity_check_ = cfg.options.GetBool("validity-check");
+    std::string err;
+    if (!cfg.options.GetInt("retry-delay-ms", &retry_delay_ms_, &err) || retry_delay_ms_ < 0) retry_delay_ms_ = 200;
+  }
+
+  Task<Outcome> TryAcquire() override {
+    const int n = env_.node_count();
+    std::string token = env_.RandomToken();
+    const int64_t start_us = env_.MonotonicUs();
+    std::vector<std::pair<int, Command>> sets;
+    for (int i = 0; i < n; ++i)
+      sets.emplace_back(i, Command::Of("SET", cfg_.key, token, "NX", "PX", std::to_string(cfg_.ttl_ms)));
+    std::vector<Reply> replies = co_await env_.SendAll(std::move(sets));
+    int oks = 0;
+    for (const Reply& r : replies) oks += r.is_ok() ? 1 : 0;
+    const int64_t elapsed_ms = (env_.MonotonicUs() - start_us) / 1000;
+    const int64_t drift_ms = cfg_.ttl_ms / 100 + 2;
+    validity_ms_ = cfg_.ttl_ms - elapsed_ms - drift_ms;
+    if (oks >= n / 2 + 1 && (!validity_check_ || validity_ms_ > 0)) {
+      token_ = std::move(token);
+      co_return Outcome::kOk;
+    }
+    co_await UnlockAll(token);
+    co_return Outcome::kFail;
+  }
+
+  Task<Outcome> Release() override {
+    const std::string token = std::move(token_);
+    token_.clear();
+    const int deleted = co_await UnlockAll(token);
+    co_return deleted >= env_.node_count() / 2 + 1 ? Outcome::kOk : Outcome::kFail;
+  }
+
+  int64_t retry_hint_ms() const override { return retry_delay_ms_ == 0 ? 0 : env_.Uniform(0, retry_delay_ms_); }
+
+ private:
+  // Returns how many nodes deleted our key.
+  Task<int> UnlockAll(const std::string& token) {
+    std::vector<std::pair<int, Command>> dels;
+    for (int i = 0; i < env_.node_count(); ++i)
+      dels.emplace_back(i, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
+    std::vector<Reply> replies = co_await env_.SendAll(std::move(dels));
+    int deleted = 0;
+    for (const Reply& r : replies) deleted += r.is_int(1) ? 1 : 0;
+    co_return deleted;
+  }
+
+  Env& env_;
+  LockConfig cfg_;
+  bool validity_check_ = true;
+  int64_t retry_delay_ms_ = 200;
+  int64_t validity_ms_ = 0;
+  std::string token_;
+};
+
+}  // namespace
+
+AlgorithmInfo RedlockInfo() {
+  AlgorithmInfo a;
+  a.name = "redlock";
+  a.summary = "quorum of N/2+1 independent masters, validity = ttl - elapsed - (ttl*0.01 + 2 ms)";
+  a.nodes = 5;
+  a.options = {
+      {"validity-check", "true", {"true", "false"}, "reject a quorum reached after the keys may have expired"},
+      {"retry-delay-ms", "200", {}, "retry after a random delay in [0, this] (with retry policy auto)"},
+  };
+  a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
+    return std::make_unique<Redlock>(env, cfg);
+  };
+  return a;
+}
+
+}  // namespace locklab

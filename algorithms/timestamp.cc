@@ -1,0 +1,104 @@
+// timestamp: seed 000's v1 lock. The value is the holder's expiry time on its own wall clock;
+// an expired lock is taken over with GETSET (or, in the broken variant, DEL + SETNX).
+//
+//   expiry = now + ttl + 1
+//   if SETNX key expiry == 1            -> acquired
+//   current = GET key
+//   if current is nil                   -> fail (the lock was just released: retry SETNX)
+//   if current >= now                   -> fail (held and not expired)
+//   recovery=getset: old = GETSET key expiry
+//       old == current                  -> acquired
+//       old is nil                      -> acquired (getset-nil=acquired) / fail (=fail)
+//   recovery=del:    DEL key; SETNX key expiry == 1 -> acquired
+//   release: if GET key == my expiry then DEL key
+//
+// It trusts client clocks (skew breaks it), lets GETSET overwrite a winner's value (the
+// winner then cannot recognise its lock at release), and DEL-based recovery lets two
+// clients in.
+#include <charconv>
+#include <string>
+
+#include "algorithms/lock.h"
+
+namespace locklab {
+namespace {
+
+bool ParseMs(const std::string& s, int64_t* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+class TimestampLock : public Lock {
+ public:
+  TimestampLock(Env& env, const LockConfig& cfg)
+      : env_(env), cfg_(cfg),
+        recovery_del_(cfg.options.Get("recovery") == "del"),
+        nil_acquires_(cfg.options.Get("getset-nil") == "acquired") {}
+
+  Task<Outcome> TryAcquire() override {
+    const std::string mine = std::to_string(env_.WallMs() + cfg_.ttl_ms + 1);
+    Reply r = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, mine));
+    if (r.is_timeout()) co_return Outcome::kUnknown;
+    if (r.is_int(1)) co_return Held(mine);
+
+    Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
+    if (cur.is_timeout()) co_return Outcome::kUnknown;
+    int64_t cur_ms = 0;
+    if (!cur.is_string() || !ParseMs(cur.str, &cur_ms)) co_return Outcome::kFail;
+    if (cur_ms >= env_.WallMs()) co_return Outcome::kFail;  // held, not expired
+
+    if (recovery_del_) {
+      Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
+      if (d.is_timeout()) co_return Outcome::kUnknown;
+      Reply s = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, mine));
+      if (s.is_timeout()) co_return Outcome::kUnknown;
+      co_return s.is_int(1) ? Held(mine) : Outcome::kFail;
+    }
+    Reply old = co_await env_.Send(0, Command::Of("GETSET", cfg_.key, mine));
+    if (old.is_timeout()) co_return Outcome::kUnknown;
+    if (old.is_nil()) co_return nil_acquires_ ? Held(mine) : Outcome::kFail;
+    co_return (old.is_string() && old.str == cur.str) ? Held(mine) : Outcome::kFail;
+  }
+
+  Task<Outcome> Release() override {
+    if (mine_.empty()) co_return Outcome::kFail;
+    const std::string mine = std::move(mine_);
+    mine_.clear();
+    Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
+    if (cur.is_timeout()) co_return Outcome::kUnknown;
+    if (!cur.is_string() || cur.str != mine) co_return Outcome::kFail;  // not ours any more
+    Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
+    if (d.is_timeout()) co_return Outcome::kUnknown;
+    co_return d.is_int(1) ? Outcome::kOk : Outcome::kFail;
+  }
+
+ private:
+  Outcome Held(const std::string& mine) {
+    mine_ = mine;
+    return Outcome::kOk;
+  }
+
+  Env& env_;
+  LockConfig cfg_;
+  bool recovery_del_;
+  bool nil_acquires_;
+  std::string mine_;  // the expiry value we wrote, while we believe we hold the lock
+};
+
+}  // namespace
+
+AlgorithmInfo TimestampInfo() {
+  AlgorithmInfo a;
+  a.name = "timestamp";
+  a.summary = "SETNX expiry-timestamp, GETSET to take over an expired lock (seed 000 v1); trusts client clocks";
+  a.options = {
+      {"recovery", "getset", {"getset", "del"}, "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"},
+      {"getset-nil", "acquired", {"acquired", "fail"}, "what a nil GETSET reply means"},
+  };
+  a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
+    return std::make_unique<TimestampLock>(env, cfg);
+  };
+  return a;
+}
+
+}  // namespace locklab

@@ -1,0 +1,73 @@
+// token: SET key <random token> NX PX ttl; release by a Lua compare-and-delete (seed 000's
+// "optimised" lock, the Redis documentation's single-instance lock).
+//
+//   acquire: SET key token NX PX ttl == OK
+//   release=lua:          EVAL "if GET(key) == token then DEL(key)" (atomic)
+//   release=del:          DEL key                       (deletes whoever's lock is there)
+//   release=get-then-del: if GET key == token then DEL key   (two commands: racy)
+#include <string>
+
+#include "algorithms/lock.h"
+#include "algorithms/token_lock.h"
+
+namespace locklab {
+
+TokenLock::TokenLock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
+  const std::string& r = cfg.options.Get("release");
+  release_ = r == "del" ? ReleaseMode::kDel : r == "get-then-del" ? ReleaseMode::kGetThenDel : ReleaseMode::kLua;
+}
+
+Task<Outcome> TokenLock::TryAcquire() {
+  std::string token = env_.RandomToken();
+  Reply r = co_await env_.Send(0, Command::Of("SET", cfg_.key, token, "NX", "PX", std::to_string(cfg_.ttl_ms)));
+  if (r.is_timeout()) co_return Outcome::kUnknown;
+  if (!r.is_ok()) co_return Outcome::kFail;
+  token_ = std::move(token);
+  OnAcquired();
+  co_return Outcome::kOk;
+}
+
+Task<Outcome> TokenLock::Release() {
+  BeforeRelease();
+  const std::string token = std::move(token_);
+  token_.clear();
+  switch (release_) {
+    case ReleaseMode::kLua: {
+      Reply r = co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
+      if (r.is_timeout()) co_return Outcome::kUnknown;
+      co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    }
+    case ReleaseMode::kDel: {
+      Reply r = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
+      if (r.is_timeout()) co_return Outcome::kUnknown;
+      co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    }
+    case ReleaseMode::kGetThenDel: {
+      Reply g = co_await env_.Send(0, Command::Of("GET", cfg_.key));
+      if (g.is_timeout()) co_return Outcome::kUnknown;
+      if (!g.is_string() || g.str != token) co_return Outcome::kFail;
+      Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
+      if (d.is_timeout()) co_return Outcome::kUnknown;
+      co_return d.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    }
+  }
+  co_return Outcome::kFail;
+}
+
+std::vector<OptionSpec> TokenLock::Specs() {
+  return {{"release", "lua", {"lua", "del", "get-then-del"},
+           "compare-and-delete in one Lua script, plain DEL, or GET then DEL"}};
+}
+
+AlgorithmInfo TokenInfo() {
+  AlgorithmInfo a;
+  a.name = "token";
+  a.summary = "SET key token NX PX ttl; release by Lua compare-and-delete";
+  a.options = TokenLock::Specs();
+  a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
+    return std::make_unique<TokenLock>(env, cfg);
+  };
+  return a;
+}
+
+}  // namespace locklab

@@ -1,0 +1,59 @@
+#include "harness/workload.h"
+
+namespace locklab {
+namespace {
+
+// The critical section. Returns after the write (or after deciding not to write).
+Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s) {
+  History& h = *s.history;
+  const int c = env.client_id();
+  const int64_t read = s.resource.value;
+  h.Add(s.runtime->TrueNowUs(), c, Ev::kRead, read);
+  if (s.kind == WorkloadKind::kSeckill && read <= 0) co_return;  // sold out: nothing to do
+  co_await env.SleepMs(s.hold_ms);
+  const int64_t next = s.kind == WorkloadKind::kCounter ? read + 1 : read - 1;
+  const int64_t t = s.runtime->TrueNowUs();
+  if (!s.resource.Write(next, lock.fence())) {
+    h.Add(t, c, Ev::kWriteRejected, lock.fence());
+    co_return;
+  }
+  h.Add(t, c, Ev::kWriteOk, next);
+  if (s.kind == WorkloadKind::kSeckill) h.Add(t, c, Ev::kOrder, next);
+}
+
+Ev ReleaseEvent(Outcome o) {
+  return o == Outcome::kOk ? Ev::kReleaseOk : o == Outcome::kFail ? Ev::kReleaseFail : Ev::kReleaseUnknown;
+}
+
+}  // namespace
+
+bool ParseWorkload(const std::string& name, WorkloadKind* out) {
+  if (name == "counter") *out = WorkloadKind::kCounter;
+  else if (name == "seckill") *out = WorkloadKind::kSeckill;
+  else return false;
+  return true;
+}
+
+Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& s) {
+  History& h = *s.history;
+  const int c = env.client_id();
+  while (s.requests_left > 0) {  // bounded: every pass consumes one request
+    --s.requests_left;
+    h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireStart, s.next_request++);
+    AcquireResult r = co_await AcquireWithRetry(env, lock, policy, s.acquire_timeout_ms);
+    if (r.outcome != Outcome::kOk) {
+      h.Add(s.runtime->TrueNowUs(), c, r.outcome == Outcome::kFail ? Ev::kAcquireFail : Ev::kAcquireUnknown,
+            r.attempts);
+      continue;
+    }
+    h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireOk, r.attempts);
+    h.Add(s.runtime->TrueNowUs(), c, Ev::kEnter, lock.fence());
+    co_await CriticalSection(env, lock, s);
+    h.Add(s.runtime->TrueNowUs(), c, Ev::kExit);
+    h.Add(s.runtime->TrueNowUs(), c, Ev::kReleaseStart);
+    Outcome o = co_await lock.Release();
+    h.Add(s.runtime->TrueNowUs(), c, ReleaseEvent(o));
+  }
+}
+
+}  // namespace locklab

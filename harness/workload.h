@@ -1,0 +1,56 @@
+// Workloads: what each client does in a loop: take a request, acquire (with retries), work on
+// the protected resource inside the critical section, release; every step goes into the
+// history in true time.
+//
+//   counter: read the value, think hold_ms, write value+1   (a lost update is damage)
+//   seckill: read the stock, if > 0 think hold_ms, write stock-1 and record an order
+//            (more orders than the initial stock is oversell)
+//
+// The protected resource lives in the harness's memory (like a database row next to the lock
+// service). When the lock hands out fencing tokens, a write carrying a token lower than the
+// highest the resource has seen is rejected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "algorithms/env.h"
+#include "algorithms/lock.h"
+#include "algorithms/retry.h"
+#include "harness/history.h"
+#include "harness/runtime.h"
+
+namespace locklab {
+
+enum class WorkloadKind { kCounter, kSeckill };
+bool ParseWorkload(const std::string& name, WorkloadKind* out);
+
+struct Resource {
+  int64_t value = 0;      // the counter, or the stock left
+  int64_t max_fence = -1; // highest fencing token seen on an accepted write
+
+  // A write with fence >= 0 below max_fence is refused (returns false).
+  bool Write(int64_t new_value, int64_t fence) {
+    if (fence >= 0 && fence < max_fence) return false;
+    if (fence > max_fence) max_fence = fence;
+    value = new_value;
+    return true;
+  }
+};
+
+// Shared by all clients of one run.
+struct WorkloadState {
+  WorkloadKind kind = WorkloadKind::kCounter;
+  int64_t requests_left = 0;
+  int64_t next_request = 0;
+  int64_t hold_ms = 0;
+  int64_t acquire_timeout_ms = 0;
+  Resource resource;
+  History* history = nullptr;
+  Runtime* runtime = nullptr;
+};
+
+// The main task of one client. `lock`, `policy` and `state` must outlive the task.
+Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& state);
+
+}  // namespace locklab

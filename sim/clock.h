@@ -1,0 +1,34 @@
+// Clock: one process's (client's or node's) view of time, as a function of true time.
+//
+//   monotonic = true * (1 + drift_ppm / 1e6)              never jumps
+//   wall      = epoch + offset + monotonic + jumps         what NTP-less hosts show
+//
+// The epoch is a fixed date (2026-01-01T00:00:00Z) so that reports replay byte for byte.
+#pragma once
+
+#include <cstdint>
+
+namespace locklab::sim {
+
+inline constexpr int64_t kSimEpochUs = 1767225600LL * 1000000;
+
+struct Clock {
+  int64_t offset_us = 0;
+  double drift_ppm = 0;
+  int64_t jumps_us = 0;  // sum of the jumps applied so far
+
+  int64_t MonotonicUs(int64_t true_us) const {
+    return true_us + static_cast<int64_t>(static_cast<double>(true_us) * drift_ppm / 1e6);
+  }
+  int64_t WallUs(int64_t true_us) const { return kSimEpochUs + offset_us + MonotonicUs(true_us) + jumps_us; }
+  // True time at which the monotonic clock reads `mono_us` (inverse of MonotonicUs, rounded up).
+  int64_t TrueForMonotonicUs(int64_t mono_us) const {
+    if (drift_ppm == 0) return mono_us;
+    double t = static_cast<double>(mono_us) / (1.0 + drift_ppm / 1e6);
+    int64_t ti = static_cast<int64_t>(t);
+    while (MonotonicUs(ti) < mono_us) ++ti;  // at most a step or two
+    return ti;
+  }
+};
+
+}  // namespace locklab::sim

@@ -1,0 +1,173 @@
+// Simulator: deterministic discrete-event simulation of client processes, a network and
+// Redis nodes, in virtual time (µs). One seed drives every random choice.
+//
+// Model, in one paragraph. Each client is a process with its own clocks (sim/clock.h) whose
+// coroutines are resumed only from the event queue. A command travels to its node with a drawn
+// one-way delay, executes there atomically at arrival (expiry judged by the node's wall clock),
+// and its reply leaves after the node's queue of earlier commands (service_us each: a single-
+// threaded server) and travels back with another drawn delay. A reply that is lost or would
+// arrive after the caller's deadline becomes a timeout at the deadline (unknown outcome: the
+// command may have run). A paused client has every resumption (replies, timers, yields)
+// deferred to the end of its pause; a crashed client has them dropped. Nodes can crash (data
+// lost, commands refused), restart empty, pause (commands queue), and have clocks that jump.
+// Node 0 may have an asynchronous replica that receives each written key's new state after
+// repl_delay_us; failover kills node 0 (in-flight replication is lost) and promotes the replica
+// in its place.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "algorithms/env.h"
+#include "algorithms/task.h"
+#include "sim/clock.h"
+#include "sim/rng.h"
+#include "sim/store.h"
+
+namespace locklab::sim {
+
+struct NetModel {
+  enum class Dist : uint8_t { kConstant, kUniform, kLongTail };
+  Dist dist = Dist::kConstant;
+  int64_t mean_us = 100;  // one way
+  double loss = 0;        // per message
+};
+
+struct SimConfig {
+  int clients = 1;
+  int nodes = 1;
+  bool with_replica = false;
+  uint64_t seed = 1;
+  int64_t command_timeout_us = 1'000'000;
+  NetModel net;
+  int64_t service_us = 2;         // node CPU time per command
+  int64_t repl_delay_us = 1'000;  // master -> replica
+  // (simulated nodes have no separate connection set-up: a crashed node refuses at once)
+  int64_t max_events = 2'000'000'000;
+  int64_t max_time_us = 3'600'000'000LL;
+};
+
+enum class SimFault : uint8_t {
+  kPauseClient, kCrashClient, kClientClockJump, kCrashNode, kRestartNode, kPauseNode,
+  kNodeClockJump, kPartition, kFailover,
+  kPauseClientEnd, kPauseNodeEnd,  // scheduled by the simulator itself, reported to the observer
+};
+
+class Simulator {
+ public:
+  explicit Simulator(const SimConfig& config);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  Env& env(int client);
+  int64_t now_us() const { return now_us_; }
+  const SimConfig& config() const { return config_; }
+
+  void SetClientClock(int client, int64_t offset_us, double drift_ppm);
+  void SetNodeClock(int node, int64_t offset_us, double drift_ppm);
+
+  // Fault plan; times are absolute true time. `target` is a client or an endpoint index.
+  // kPartition: client `target` cannot reach node `node` in [at, at + duration).
+  void PlanFault(SimFault kind, int64_t at_us, int target, int node, int64_t duration_us, int64_t delta_us);
+  // The `occurrence`-th command named `name` (Command::Name()) that `client` sends gets
+  // `extra_us` more one-way delay.
+  void DelayMessage(int client, const std::string& name, int occurrence, int64_t extra_us);
+
+  // Observers (optional). Command: at execution on a node (true time). Fault: when applied.
+  using CommandObserver = std::function<void(int64_t t_us, int client, int node, const Command&, const Reply&)>;
+  using FaultObserver = std::function<void(int64_t t_us, int client, SimFault kind, const std::string& detail)>;
+  void set_command_observer(CommandObserver f) { on_command_ = std::move(f); }
+  void set_fault_observer(FaultObserver f) { on_fault_ = std::move(f); }
+
+  void SetLimits(int64_t max_events, int64_t max_time_us) {
+    config_.max_events = max_events;
+    config_.max_time_us = max_time_us;
+  }
+
+  // Registers `main` as the client's main task; it starts when Run() starts.
+  void StartClient(int client, Task<void> main);
+  // Runs until every main task is done or its client crashed. false + *error when a limit was
+  // hit or the simulation stalled (nothing left to do, tasks still waiting).
+  bool Run(std::string* error);
+
+  // Commands sent by each client, and by name.
+  const std::vector<int64_t>& commands_by_client() const { return cmd_by_client_; }
+  std::vector<std::pair<std::string, int64_t>> commands_by_name() const;
+  int64_t commands_total() const { return cmd_total_; }
+  int64_t events_processed() const { return events_; }
+  // Direct access for tests: the physical node behind endpoint i.
+  Store& store(int endpoint);
+  bool client_crashed(int client) const;
+
+ private:
+  class ClientEnv;
+  struct Process;
+  struct NodeState;
+  struct InFlight;
+  struct ReplItem;
+  struct Fault;
+  struct Matcher;
+  struct Partition {
+    int client, node;
+    int64_t from_us, to_us;
+  };
+  struct Event {
+    int64_t t_us;
+    uint64_t seq;
+    uint8_t kind;
+    int32_t a;
+    uint64_t b;
+    bool operator>(const Event& o) const { return t_us != o.t_us ? t_us > o.t_us : seq > o.seq; }
+  };
+
+  void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b);
+  void StartCall(int client, PendingCall* call);
+  void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
+  void Spawn(int client, Task<void> task);
+  int64_t DrawDelayUs();
+  bool Partitioned(int client, int node, int64_t t_us) const;
+  void OnNodeReceive(uint32_t id);
+  void OnDeliver(uint32_t id);
+  void OnWake(int client, uint64_t handle);
+  void OnRepl(uint32_t id);
+  void OnFault(uint32_t id);
+  bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
+  void CountCommand(int client, const Command& cmd);
+  uint32_t AllocInFlight();
+  void FreeInFlight(uint32_t id);
+  Task<void> RunMain(int client, Task<void> main);
+
+  SimConfig config_;
+  int64_t now_us_ = 0;
+  uint64_t seq_ = 0;
+  int64_t events_ = 0;
+  Rng net_rng_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
+  std::vector<std::unique_ptr<Process>> clients_;
+  std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
+  std::vector<int> endpoint_;                      // endpoint -> physical node
+  std::vector<InFlight> inflight_;
+  std::vector<uint32_t> free_inflight_;
+  std::vector<ReplItem> repl_;
+  std::vector<uint32_t> free_repl_;
+  std::vector<Fault> faults_;
+  std::vector<Matcher> matchers_;
+  std::vector<Partition> partitions_;
+  std::vector<int64_t> cmd_by_client_;
+  std::vector<std::pair<std::string, int64_t>> cmd_by_name_;
+  int64_t cmd_total_ = 0;
+  int mains_left_ = 0;
+  uint32_t repl_generation_ = 0;
+  CommandObserver on_command_;
+  FaultObserver on_fault_;
+};
+
+const char* SimFaultName(SimFault k);
+
+}  // namespace locklab::sim
