@@ -215,10 +215,8 @@ uint32_t Simulator::AllocInFlight() {
 }
 
 void Simulator::FreeInFlight(uint32_t id) {
-  InFlight& f = inflight_[id];
-  f.call = nullptr;
-  f.cmd = Command();
-  f.reply = Reply();
+  // The command and reply buffers stay: the next call moves its own in over them.
+  inflight_[id].call = nullptr;
   free_inflight_.push_back(id);
 }
 
