@@ -128,7 +128,7 @@ Simulator::Simulator(const SimConfig& config) : config_(config), net_rng_(config
 
 Simulator::~Simulator() {
   // Drop pending work first, then the frames: nothing may resume a destroyed coroutine.
-  queue_ = {};
+  queue_.clear();
   for (auto& p : clients_) {
     p->spawned.clear();
     p->main = Task<void>();

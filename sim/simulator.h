@@ -19,13 +19,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
 #include "algorithms/env.h"
 #include "algorithms/task.h"
 #include "sim/clock.h"
+#include "sim/event_heap.h"
 #include "sim/rng.h"
 #include "sim/store.h"
 
@@ -123,7 +123,7 @@ class Simulator {
     uint8_t kind;
     int32_t a;
     uint64_t b;
-    bool operator>(const Event& o) const { return t_us != o.t_us ? t_us > o.t_us : seq > o.seq; }
+    bool operator<(const Event& o) const { return t_us != o.t_us ? t_us < o.t_us : seq < o.seq; }
   };
 
   void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b);
@@ -148,7 +148,7 @@ class Simulator {
   uint64_t seq_ = 0;
   int64_t events_ = 0;
   Rng net_rng_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
+  EventHeap<Event> queue_;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
   std::vector<int> endpoint_;                      // endpoint -> physical node
