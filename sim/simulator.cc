@@ -35,6 +35,7 @@ const char* SimFaultName(SimFault k) {
     case SimFault::kFailover: return "failover";
     case SimFault::kPauseClientEnd: return "pause_client_end";
     case SimFault::kPauseNodeEnd: return "pause_node_end";
+    case SimFault::kPromoteReplica: return "promote_replica";
   }
   return "?";
 }
@@ -317,8 +318,7 @@ void Simulator::OnNodeReceive(uint32_t id) {
     reply = Reply::Error("ERR connection refused (node down)");
   } else {
     const int64_t node_ms = node.clock.WallUs(now_us_) / 1000;
-    const bool is_master_with_replica = config_.with_replica && &node == nodes_[0].get() &&
-                                        endpoint_[0] == 0;
+    const bool is_master_with_replica = config_.with_replica && !repl_cut_ && &node == nodes_[0].get();
     std::vector<std::string> touched;
     reply = node.store.Execute(f.cmd, node_ms, is_master_with_replica ? &touched : nullptr);
     for (auto& key : touched) {
@@ -457,12 +457,20 @@ void Simulator::OnFault(uint32_t id) {
         report(-1, "failover ignored: node 0 has no replica");
         return;
       }
+      // First the replica is cut off: replication in flight and later writes never reach it.
+      repl_cut_ = true;
+      ++repl_generation_;
+      report(-1, "node 0's replica is cut off from its master");
+      faults_.push_back(Fault{SimFault::kPromoteReplica, 0, 0, 0, 0});
+      Push(now_us_ + f.duration_us, kFault, static_cast<int32_t>(faults_.size() - 1), 0);
+      return;
+    }
+    case SimFault::kPromoteReplica: {
       NodeState& master = *nodes_[0];
       master.up = false;
       master.store.Clear();
-      ++repl_generation_;  // replication still in flight is lost with the master
       endpoint_[0] = static_cast<int>(nodes_.size() - 1);
-      report(-1, "node 0 master crashes; its replica is promoted (unreplicated writes lost)");
+      report(-1, "node 0's master crashes; its replica is promoted in its place (unreplicated writes lost)");
       return;
     }
   }

@@ -11,8 +11,8 @@
 // deferred to the end of its pause; a crashed client has them dropped. Nodes can crash (data
 // lost, commands refused), restart empty, pause (commands queue), and have clocks that jump.
 // Node 0 may have an asynchronous replica that receives each written key's new state after
-// repl_delay_us; failover kills node 0 (in-flight replication is lost) and promotes the replica
-// in its place.
+// repl_delay_us; failover cuts the replica off (in-flight replication is lost), then kills
+// node 0 and promotes the replica in its place.
 #pragma once
 
 #include <coroutine>
@@ -55,7 +55,7 @@ struct SimConfig {
 enum class SimFault : uint8_t {
   kPauseClient, kCrashClient, kClientClockJump, kCrashNode, kRestartNode, kPauseNode,
   kNodeClockJump, kPartition, kFailover,
-  kPauseClientEnd, kPauseNodeEnd,  // scheduled by the simulator itself, reported to the observer
+  kPauseClientEnd, kPauseNodeEnd, kPromoteReplica,  // scheduled by the simulator itself
 };
 
 class Simulator {
@@ -74,6 +74,8 @@ class Simulator {
 
   // Fault plan; times are absolute true time. `target` is a client or an endpoint index.
   // kPartition: client `target` cannot reach node `node` in [at, at + duration).
+  // kFailover: at `at` node 0's replica is cut off (nothing more reaches it); at
+  // `at + duration` the master dies and the replica takes its place as endpoint 0.
   void PlanFault(SimFault kind, int64_t at_us, int target, int node, int64_t duration_us, int64_t delta_us);
   // The `occurrence`-th command named `name` (Command::Name()) that `client` sends gets
   // `extra_us` more one-way delay.
@@ -164,6 +166,7 @@ class Simulator {
   int64_t cmd_total_ = 0;
   int mains_left_ = 0;
   uint32_t repl_generation_ = 0;
+  bool repl_cut_ = false;
   CommandObserver on_command_;
   FaultObserver on_fault_;
 };
