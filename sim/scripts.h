@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/command.h"
@@ -25,5 +26,10 @@ struct ScriptDef {
 // Every script, indexed by Script (kNone excluded).
 const std::vector<ScriptDef>& Scripts();
 const ScriptDef& GetScript(Script id);
+
+// SHA-1 of the script's Lua text, lower-case hex: what EVALSHA takes, and what Redis names in
+// the error a failing redis.call() raises ("... script: <sha1>, on @user_script:1.").
+const std::string& ScriptSha1(Script id);
+std::string Sha1Hex(std::string_view data);
 
 }  // namespace locklab::sim

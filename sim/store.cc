@@ -1,1 +1,415 @@
 #include "sim/store.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <limits>
+
+#include "sim/scripts.h"
+
+namespace locklab::sim {
+namespace {
+
+constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMinInt = std::numeric_limits<int64_t>::min();
+
+constexpr char kNotInteger[] = "ERR value is not an integer or out of range";
+constexpr char kSyntaxError[] = "ERR syntax error";
+
+// Redis matches command and option names case-insensitively. `lower` holds only lower-case
+// letters (every name here does), and for those OR-ing 0x20 folds exactly their capitals.
+bool EqNoCase(std::string_view word, std::string_view lower) {
+  if (word.size() != lower.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i)
+    if ((word[i] | 0x20) != lower[i]) return false;
+  return true;
+}
+
+// Redis's string2ll (util.c), the only integer syntax Redis accepts for values and arguments:
+// no sign but '-', no spaces, no leading zeros, no "-0", at most 20 characters, no overflow.
+bool ParseInt(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() >= 21) return false;
+  if (s == "0") {
+    *out = 0;
+    return true;
+  }
+  const bool negative = s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty() || s[0] < '1' || s[0] > '9') return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    const auto digit = static_cast<uint64_t>(c - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  if (negative) {
+    if (v > static_cast<uint64_t>(kMaxInt) + 1) return false;
+    *out = static_cast<int64_t>(0 - v);  // wraps to kMinInt for 2^63, as intended
+  } else {
+    if (v > static_cast<uint64_t>(kMaxInt)) return false;
+    *out = static_cast<int64_t>(v);
+  }
+  return true;
+}
+
+Reply InvalidExpire(std::string_view command_lower) {
+  return Reply::Error("ERR invalid expire time in '" + std::string(command_lower) + "' command");
+}
+
+Reply ArityError(std::string_view command_lower) {
+  return Reply::Error("ERR wrong number of arguments for '" + std::string(command_lower) + "' command");
+}
+
+// server.c processCommand's text: the name (128 bytes at most), then the arguments quoted
+// until 128 bytes of them are shown, with CR and LF blanked so the reply stays one line.
+Reply UnknownCommand(std::span<const std::string_view> argv) {
+  std::string args;
+  for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    const size_t room = 128 - args.size();
+    args += '\'';
+    args.append(argv[i].substr(0, room));
+    args += "' ";
+  }
+  const std::string_view name = argv.empty() ? std::string_view() : argv[0].substr(0, 128);
+  std::string msg = "ERR unknown command '" + std::string(name) + "', with args beginning with: " + args;
+  std::replace_if(msg.begin(), msg.end(), [](char c) { return c == '\r' || c == '\n'; }, ' ');
+  return Reply::Error(std::move(msg));
+}
+
+void Touch(std::vector<std::string>* touched, std::string_view key) {
+  if (touched != nullptr) touched->emplace_back(key);
+}
+
+// Redis (db.c keyIsExpired) drops a key only when now > when: a key is still there at its exact
+// expiry millisecond and gone one millisecond later. (Contrast EXPIRE, which deletes at once
+// when the new deadline is <= now: see Store::Expire.)
+bool Expired(const Entry& e, int64_t now_ms) { return e.expire_at_ms != -1 && now_ms > e.expire_at_ms; }
+
+enum class Cmd { kGet, kSet, kDel, kTtl, kIncr, kPing, kPttl, kSetnx, kGetset, kExists, kExpire, kPexpire, kFlushall };
+
+struct CommandInfo {
+  Cmd cmd;
+  std::string_view name;  // lower case, as Redis names it in errors
+  int arity;              // Redis's convention: n = exactly n words, -n = at least n
+};
+
+constexpr CommandInfo kCommands[] = {
+    {Cmd::kSet, "set", -3},       {Cmd::kGet, "get", 2},         {Cmd::kDel, "del", -2},
+    {Cmd::kTtl, "ttl", 2},        {Cmd::kIncr, "incr", 2},       {Cmd::kPing, "ping", -1},
+    {Cmd::kPttl, "pttl", 2},      {Cmd::kSetnx, "setnx", 3},     {Cmd::kGetset, "getset", 3},
+    {Cmd::kExists, "exists", -2}, {Cmd::kExpire, "expire", -3},  {Cmd::kPexpire, "pexpire", -3},
+    {Cmd::kFlushall, "flushall", -1},
+};
+
+constexpr size_t kMaxNameSize = 8;  // "flushall"
+
+// Where the names of each length sit in kCommands (which is sorted by name length), so that a
+// name is compared with at most four candidates, without allocating.
+struct Run {
+  uint8_t first = 0, last = 0;
+};
+constexpr std::array<Run, kMaxNameSize + 1> kRunsBySize = [] {
+  std::array<Run, kMaxNameSize + 1> runs{};
+  for (uint8_t i = 0; i < std::size(kCommands); ++i) {
+    Run& r = runs[kCommands[i].name.size()];
+    if (r.last == 0) r.first = i;
+    r.last = static_cast<uint8_t>(i + 1);
+  }
+  return runs;
+}();
+static_assert([] {
+  for (size_t i = 1; i < std::size(kCommands); ++i)
+    if (kCommands[i - 1].name.size() > kCommands[i].name.size()) return false;
+  return true;
+}(), "kCommands must be sorted by name length");
+
+const CommandInfo* Lookup(std::string_view name) {
+  if (name.size() > kMaxNameSize) return nullptr;
+  const Run r = kRunsBySize[name.size()];
+  for (size_t i = r.first; i < r.last; ++i)
+    if (EqNoCase(name, kCommands[i].name)) return &kCommands[i];
+  return nullptr;
+}
+
+}  // namespace
+
+Entry* Store::Live(std::string_view key, int64_t now_ms) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return nullptr;
+  if (Expired(it->second, now_ms)) {  // lazy expiry, as Redis does on access
+    map_.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+const Entry* Store::Find(const std::string& key, int64_t now_ms) { return Live(key, now_ms); }
+
+bool Store::Erase(const std::string& key, int64_t now_ms) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return false;
+  const bool live = !Expired(it->second, now_ms);
+  map_.erase(it);
+  return live;
+}
+
+void Store::Apply(const std::string& key, const std::optional<Entry>& e) {
+  if (e) {
+    map_.insert_or_assign(key, *e);
+  } else {
+    map_.erase(key);
+  }
+}
+
+// Raw state, expired or not: the replica judges expiry by its own clock, like the master did.
+std::optional<Entry> Store::Snapshot(const std::string& key) const {
+  auto it = map_.find(key);
+  if (it == map_.end()) return std::nullopt;
+  return it->second;
+}
+
+Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched) {
+  if (cmd.script != Script::kNone) {
+    const ScriptDef& def = GetScript(cmd.script);
+    const size_t argc = cmd.argv.size();
+    // EVALSHA's own checks, then ours: a call whose shape differs from the script's is a caller
+    // bug (Lua would quietly read nil for a missing ARGV), so say so loudly.
+    if (cmd.num_keys < 0) return Reply::Error("ERR Number of keys can't be negative");
+    if (static_cast<size_t>(cmd.num_keys) > argc)
+      return Reply::Error("ERR Number of keys can't be greater than number of args");
+    if (cmd.num_keys != def.num_keys || argc != static_cast<size_t>(def.num_keys + def.num_args))
+      return Reply::Error("ERR wrong number of keys or args for script '" +
+                          std::string(ScriptName(cmd.script)) + "'");
+    return def.body(*this, now_ms, cmd, touched);
+  }
+  // View the words in place; a small stack array covers the usual commands.
+  constexpr size_t kInlineWords = 8;
+  if (cmd.argv.size() <= kInlineWords) {
+    std::array<std::string_view, kInlineWords> words;
+    std::copy(cmd.argv.begin(), cmd.argv.end(), words.begin());
+    return Call(std::span<const std::string_view>(words.data(), cmd.argv.size()), now_ms, touched);
+  }
+  const std::vector<std::string_view> words(cmd.argv.begin(), cmd.argv.end());
+  return Call(words, now_ms, touched);
+}
+
+Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
+  // Redis checks the name before the arity.
+  const CommandInfo* info = argv.empty() ? nullptr : Lookup(argv[0]);
+  if (info == nullptr) return UnknownCommand(argv);
+  const auto argc = static_cast<int>(argv.size());
+  if (info->arity > 0 ? argc != info->arity : argc < -info->arity) return ArityError(info->name);
+
+  switch (info->cmd) {
+    case Cmd::kSet:
+      return Set(argv, now_ms, touched);
+    case Cmd::kGet: {
+      const Entry* e = Live(argv[1], now_ms);
+      return e ? Reply::Str(e->value) : Reply::Nil();
+    }
+    case Cmd::kSetnx: {
+      if (Live(argv[1], now_ms)) return Reply::Int(0);
+      map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), -1});
+      Touch(touched, argv[1]);
+      return Reply::Int(1);
+    }
+    case Cmd::kGetset: {  // like SET without options: the old TTL goes too
+      Entry* e = Live(argv[1], now_ms);
+      Reply old = Reply::Nil();
+      if (e) {
+        old = Reply::Str(std::move(e->value));
+        e->value.assign(argv[2]);
+        e->expire_at_ms = -1;
+      } else {
+        map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), -1});
+      }
+      Touch(touched, argv[1]);
+      return old;
+    }
+    case Cmd::kDel: {
+      int64_t removed = 0;
+      for (size_t i = 1; i < argv.size(); ++i) {
+        if (Live(argv[i], now_ms) == nullptr) continue;
+        map_.erase(map_.find(argv[i]));
+        Touch(touched, argv[i]);
+        ++removed;
+      }
+      return Reply::Int(removed);
+    }
+    case Cmd::kExists: {  // counts a key named twice twice, as Redis does
+      int64_t found = 0;
+      for (size_t i = 1; i < argv.size(); ++i) found += Live(argv[i], now_ms) != nullptr;
+      return Reply::Int(found);
+    }
+    case Cmd::kExpire:
+      return Expire(argv, 1000, now_ms, touched);
+    case Cmd::kPexpire:
+      return Expire(argv, 1, now_ms, touched);
+    case Cmd::kPttl:
+    case Cmd::kTtl: {
+      const Entry* e = Live(argv[1], now_ms);
+      if (e == nullptr) return Reply::Int(-2);
+      if (e->expire_at_ms == -1) return Reply::Int(-1);
+      const int64_t ttl_ms = std::max<int64_t>(0, e->expire_at_ms - now_ms);
+      if (info->cmd == Cmd::kPttl) return Reply::Int(ttl_ms);
+      // Rounded to the nearest second, as Redis does with (ttl+500)/1000 (wrapping like C would
+      // rather than overflowing, for a deadline near INT64_MAX).
+      return Reply::Int(static_cast<int64_t>(static_cast<uint64_t>(ttl_ms) + 500) / 1000);
+    }
+    case Cmd::kIncr:
+      return Incr(argv[1], now_ms, touched);
+    case Cmd::kPing:
+      if (argc > 2) return ArityError(info->name);
+      return argc == 2 ? Reply::Str(std::string(argv[1])) : Reply::Status("PONG");
+    case Cmd::kFlushall:
+      return Flushall(argv, touched);
+  }
+  return UnknownCommand(argv);  // not reached
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL], after t_string.c.
+Reply Store::Set(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
+  enum : unsigned { kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kEx = 16, kPx = 32, kExat = 64, kPxat = 128 };
+  constexpr unsigned kAnyExpire = kEx | kPx | kExat | kPxat;
+  auto expire_option = [](std::string_view w) -> unsigned {
+    if (EqNoCase(w, "ex")) return kEx;
+    if (EqNoCase(w, "px")) return kPx;
+    if (EqNoCase(w, "exat")) return kExat;
+    if (EqNoCase(w, "pxat")) return kPxat;
+    return 0;
+  };
+
+  // An option that conflicts with one already given is a syntax error; repeating the same one
+  // is accepted and the last value wins (SET k v EX 1 EX 2 is fine, EX 1 PX 2 is not).
+  unsigned flags = 0;
+  std::string_view expire;
+  for (size_t j = 3; j < argv.size(); ++j) {
+    const std::string_view opt = argv[j];
+    const bool has_value = j + 1 < argv.size();
+    if (EqNoCase(opt, "nx") && !(flags & kXx)) {
+      flags |= kNx;
+    } else if (EqNoCase(opt, "xx") && !(flags & kNx)) {
+      flags |= kXx;
+    } else if (EqNoCase(opt, "get")) {
+      flags |= kGet;
+    } else if (EqNoCase(opt, "keepttl") && !(flags & kAnyExpire)) {
+      flags |= kKeepTtl;
+    } else if (const unsigned f = expire_option(opt);
+               f != 0 && !(flags & (kKeepTtl | (kAnyExpire & ~f))) && has_value) {
+      flags |= f;
+      expire = argv[++j];
+    } else {
+      return Reply::Error(kSyntaxError);
+    }
+  }
+
+  // The expiry is checked before the key is even looked at, so a bad one fails an NX that
+  // would have been refused anyway.
+  int64_t expire_at_ms = -1;
+  if (flags & kAnyExpire) {
+    int64_t v;
+    if (!ParseInt(expire, &v)) return Reply::Error(kNotInteger);
+    const bool seconds = flags & (kEx | kExat);
+    if (v <= 0 || (seconds && v > kMaxInt / 1000)) return InvalidExpire("set");
+    if (seconds) v *= 1000;
+    if ((flags & (kEx | kPx)) && __builtin_add_overflow(v, now_ms, &v)) return InvalidExpire("set");
+    if (v <= 0) return InvalidExpire("set");
+    expire_at_ms = v;  // EXAT/PXAT in the past is accepted: the key is simply born expired
+  }
+
+  Entry* e = Live(argv[1], now_ms);
+  Reply old = (flags & kGet) && e ? Reply::Str(e->value) : Reply::Nil();
+  if (((flags & kNx) && e) || ((flags & kXx) && !e)) return old;  // nil unless GET found a value
+  if (e) {
+    e->value.assign(argv[2]);
+    if (!(flags & kKeepTtl)) e->expire_at_ms = expire_at_ms;
+  } else {
+    map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), expire_at_ms});
+  }
+  Touch(touched, argv[1]);
+  return (flags & kGet) ? old : Reply::Status("OK");
+}
+
+// EXPIRE/PEXPIRE key amount [NX|XX|GT|LT], after expire.c expireGenericCommand.
+Reply Store::Expire(std::span<const std::string_view> argv, int64_t unit_ms, int64_t now_ms,
+                    std::vector<std::string>* touched) {
+  const std::string_view name = unit_ms == 1000 ? "expire" : "pexpire";
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t j = 3; j < argv.size(); ++j) {
+    if (EqNoCase(argv[j], "nx")) {
+      nx = true;
+    } else if (EqNoCase(argv[j], "xx")) {
+      xx = true;
+    } else if (EqNoCase(argv[j], "gt")) {
+      gt = true;
+    } else if (EqNoCase(argv[j], "lt")) {
+      lt = true;
+    } else {
+      return Reply::Error("ERR Unsupported option " + std::string(argv[j]));
+    }
+  }
+  if (nx && (xx || gt || lt))
+    return Reply::Error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  if (gt && lt) return Reply::Error("ERR GT and LT options at the same time are not compatible");
+
+  // Negative amounts are allowed (they delete the key); only overflow is refused.
+  int64_t when_ms;
+  if (!ParseInt(argv[2], &when_ms)) return Reply::Error(kNotInteger);
+  if (unit_ms == 1000) {
+    if (when_ms > kMaxInt / 1000 || when_ms < kMinInt / 1000) return InvalidExpire(name);
+    when_ms *= 1000;
+  }
+  if (__builtin_add_overflow(when_ms, now_ms, &when_ms)) return InvalidExpire(name);
+
+  Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return Reply::Int(0);
+  const int64_t current_ms = e->expire_at_ms;  // -1 (no TTL) counts as infinite for GT and LT
+  if ((nx && current_ms != -1) || (xx && current_ms == -1) ||
+      (gt && (current_ms == -1 || when_ms <= current_ms)) || (lt && current_ms != -1 && when_ms >= current_ms))
+    return Reply::Int(0);
+
+  // expire.c checkAlreadyExpired: a deadline <= now deletes the key at once (on a master; this
+  // store always acts as one, replicas get state through Apply).
+  if (when_ms <= now_ms) {
+    map_.erase(map_.find(argv[1]));
+  } else {
+    e->expire_at_ms = when_ms;
+  }
+  Touch(touched, argv[1]);
+  return Reply::Int(1);
+}
+
+// INCR keeps the key's TTL; a missing key counts as 0.
+Reply Store::Incr(std::string_view key, int64_t now_ms, std::vector<std::string>* touched) {
+  Entry* e = Live(key, now_ms);
+  int64_t v = 0;
+  if (e && !ParseInt(e->value, &v)) return Reply::Error(kNotInteger);
+  if (v == kMaxInt) return Reply::Error("ERR increment or decrement would overflow");
+  ++v;
+  std::array<char, 24> buf;
+  const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), v).ptr;
+  if (e) {
+    e->value.assign(buf.data(), end);
+  } else {
+    map_.emplace(std::string(key), Entry{std::string(buf.data(), end), -1});
+  }
+  Touch(touched, key);
+  return Reply::Int(v);
+}
+
+// FLUSHALL [SYNC|ASYNC]: both mean the same to a client.
+Reply Store::Flushall(std::span<const std::string_view> argv, std::vector<std::string>* touched) {
+  if (argv.size() > 2 || (argv.size() == 2 && !EqNoCase(argv[1], "sync") && !EqNoCase(argv[1], "async")))
+    return Reply::Error(kSyntaxError);
+  if (touched != nullptr) {
+    // Every key, sorted so that a run's replication order does not depend on hash order.
+    const size_t first = touched->size();
+    for (const auto& [key, entry] : map_) touched->push_back(key);
+    std::sort(touched->begin() + static_cast<std::ptrdiff_t>(first), touched->end());
+  }
+  map_.clear();
+  return Reply::Status("OK");
+}
+
+}  // namespace locklab::sim
