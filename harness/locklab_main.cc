@@ -1,2 +1,4 @@
-// Entry point of the `locklab` command line (being written: see harness/cli.cc).
-int main() { return 1; }
+// Entry point of the `locklab` command line; everything is in harness/cli.cc.
+#include "harness/cli.h"
+
+int main(int argc, char** argv) { return locklab::CliMain(argc, argv); }
