@@ -35,7 +35,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 run: build
-	./$(BUILD)/locklab suite --out-dir results
+	./$(BUILD)/locklab suite --backend sim,redis --out-dir results
 
 bench: build
 	./$(BUILD)/locklab_bench
