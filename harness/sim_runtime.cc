@@ -31,12 +31,12 @@ class SimRuntime : public Runtime {
       sim_.set_command_observer([h](int64_t t, int client, int node, const Command& c, const Reply& r) {
         h->Add(t, client, Ev::kCommand, node, c.ToString() + " -> " + ToString(r));
       });
-    sim_.set_fault_observer([h](int64_t t, int client, sim::SimFault kind, const std::string& detail) {
+    sim_.set_fault_observer([h](int64_t t, int client, sim::SimFault kind, int64_t value_us, const std::string& detail) {
       Ev ev = Ev::kFault;
       if (kind == sim::SimFault::kPauseClient) ev = Ev::kPauseStart;
       if (kind == sim::SimFault::kPauseClientEnd) ev = Ev::kPauseEnd;
       if (kind == sim::SimFault::kCrashClient) ev = Ev::kCrash;
-      h->Add(t, client, ev, 0, detail);
+      h->Add(t, client, ev, value_us, detail);
     });
   }
 

@@ -381,7 +381,7 @@ void Simulator::OnRepl(uint32_t id) {
 void Simulator::OnFault(uint32_t id) {
   const Fault f = faults_[id];
   auto report = [&](int client, const std::string& detail) {
-    if (on_fault_) on_fault_(now_us_, client, f.kind, detail);
+    if (on_fault_) on_fault_(now_us_, client, f.kind, f.duration_us != 0 ? f.duration_us : f.delta_us, detail);
   };
   auto node_at = [&](int endpoint) -> NodeState& {
     return *nodes_[static_cast<size_t>(endpoint_[static_cast<size_t>(endpoint)])];

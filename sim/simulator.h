@@ -83,7 +83,9 @@ class Simulator {
 
   // Observers (optional). Command: at execution on a node (true time). Fault: when applied.
   using CommandObserver = std::function<void(int64_t t_us, int client, int node, const Command&, const Reply&)>;
-  using FaultObserver = std::function<void(int64_t t_us, int client, SimFault kind, const std::string& detail)>;
+  // value_us: the fault's duration (pauses, partitions) or clock delta (jumps), else 0.
+  using FaultObserver =
+      std::function<void(int64_t t_us, int client, SimFault kind, int64_t value_us, const std::string& detail)>;
   void set_command_observer(CommandObserver f) { on_command_ = std::move(f); }
   void set_fault_observer(FaultObserver f) { on_fault_ = std::move(f); }
 
