@@ -9,7 +9,7 @@
 
 namespace locklab::sim {
 
-template <typename T>  // T has bool operator<(const T&) meaning "earlier"
+template <typename T>  // T has key(): a totally ordered value, smaller = earlier
 class EventHeap {
  public:
   bool empty() const { return v_.empty(); }
@@ -22,7 +22,7 @@ class EventHeap {
     v_.push_back(x);
     while (i > 0) {
       size_t parent = (i - 1) / 4;
-      if (!(v_[i] < v_[parent])) break;
+      if (!(v_[i].key() < v_[parent].key())) break;
       std::swap(v_[i], v_[parent]);
       i = parent;
     }
@@ -38,10 +38,15 @@ class EventHeap {
       size_t first = 4 * i + 1;
       if (first >= n) break;
       size_t best = first;
+      auto best_key = v_[first].key();
       const size_t end = first + 4 < n ? first + 4 : n;
-      for (size_t c = first + 1; c < end; ++c)
-        if (v_[c] < v_[best]) best = c;
-      if (!(v_[best] < last)) break;
+      for (size_t c = first + 1; c < end; ++c) {  // written to compile to conditional moves
+        const auto k = v_[c].key();
+        const bool less = k < best_key;
+        best = less ? c : best;
+        best_key = less ? k : best_key;
+      }
+      if (!(best_key < last.key())) break;
       v_[i] = v_[best];
       i = best;
     }

@@ -127,7 +127,9 @@ class Simulator {
     uint8_t kind;
     int32_t a;
     uint64_t b;
-    bool operator<(const Event& o) const { return t_us != o.t_us ? t_us < o.t_us : seq < o.seq; }
+    // One 128-bit comparison (t_us >= 0) instead of two branches: heap sifts run branch-free.
+    unsigned __int128 key() const { return (static_cast<unsigned __int128>(t_us) << 64) | seq; }
+    bool operator<(const Event& o) const { return key() < o.key(); }
   };
 
   void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b);
