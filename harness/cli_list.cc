@@ -44,8 +44,9 @@ const KindHelp kKinds[] = {
     {FaultAction::Kind::kPauseNode, "at_ms,target,duration_ms", "node freezes (SIGSTOP on real Redis)"},
     {FaultAction::Kind::kNodeClockJump, "at_ms,target,delta_ms", "node's wall clock jumps: moves its key expiry"},
     {FaultAction::Kind::kPartition, "at_ms,target,node,duration_ms", "client `target` cannot reach node `node`"},
-    {FaultAction::Kind::kFailover, "at_ms,target",
-     "node's master dies with un-replicated writes, its replica is promoted (needs --replica)"},
+    {FaultAction::Kind::kFailover, "at_ms,target,duration_ms",
+     "at at_ms node 0's replica is cut off; duration_ms later its master dies and the replica is promoted "
+     "(writes in between are lost; needs --replica)"},
     {FaultAction::Kind::kDelayMessage, "target,command,occurrence,duration_ms",
      "the occurrence-th `command` sent by client `target` gets duration_ms extra delay (at_ms ignored)"},
 };

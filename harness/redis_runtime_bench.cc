@@ -10,13 +10,12 @@
 #include <memory>
 #include <string>
 
+#include "harness/bench_util.h"
 #include "harness/redis_runtime.h"
 #include "sim/scripts.h"
 
 namespace locklab {
 namespace {
-
-constexpr int64_t kRunMs = 2000;
 
 Task<void> AcquireReleaseLoop(Env& env, int64_t until_ms, int64_t* acquired) {
   const std::string key = "bench:" + std::to_string(env.client_id());
@@ -58,20 +57,12 @@ void BM_RedisTokenAcquireRelease(benchmark::State& state) {
     cfg.clients = clients;
     cfg.nodes = 1;
     cfg.command_timeout_us = 2'000'000;
-    std::string error;
-    std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
-    if (!rt) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    port = static_cast<RedisRuntime*>(rt.get())->servers()->port(0);
-    for (int c = 0; c < clients; ++c) rt->StartClient(c, AcquireReleaseLoop(rt->env(c), kRunMs, &acquired));
+    std::unique_ptr<RedisRuntime> rt = bench::StartRedisRuntime(state, cfg);
+    if (!rt) return;
+    port = rt->servers()->port(0);
+    for (int c = 0; c < clients; ++c) rt->StartClient(c, AcquireReleaseLoop(rt->env(c), bench::kRunMs, &acquired));
     state.ResumeTiming();
-    if (!rt->Run(RuntimeLimits{}, &error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    seconds += static_cast<double>(rt->TrueNowUs()) / 1e6;
+    if (!bench::RunToEnd(state, *rt, &seconds)) return;
     state.PauseTiming();
     // The same two commands from redis-benchmark, on the same server, same connections.
     const double set = RedisBenchmarkRps(port, clients, "SET bench:__rand_int__ tok NX PX 10000");

@@ -28,7 +28,8 @@ struct FaultAction {
     kPauseNode,        // target node, duration_us (SIGSTOP for real)
     kNodeClockJump,    // target node, delta_us
     kPartition,        // target client cannot reach node `node` for duration_us
-    kFailover,         // target node: its master dies with un-replicated writes, replica promoted
+    kFailover,         // target node 0: at at_us its replica is cut off; at at_us + duration_us the
+                       // master dies and the replica is promoted (writes in between are lost)
     kDelayMessage,     // the `occurrence`-th command named `command` sent by target client gets
                        // duration_us of extra one-way delay (at_us ignored: matched when sent)
   };

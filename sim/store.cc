@@ -77,6 +77,16 @@ Reply UnknownCommand(std::span<const std::string_view> argv) {
   return Reply::Error(std::move(msg));
 }
 
+// A script's integer reply has been a Lua number (a double): redis.call() hands Lua its integers
+// as doubles, and Redis casts a returned number back with (long long)lua_tonumber(). So beyond
+// 2^53 it comes back rounded to a double, and from 2^63 up as INT64_MIN (x86-64's conversion).
+// redis-server 7.0.15: a fence INCRed to 9223372036854775807 in a script is returned as
+// -9223372036854775808, one INCRed to 9007199254740993 as 9007199254740992.
+int64_t ThroughLuaNumber(int64_t v) {
+  const auto d = static_cast<double>(v);
+  return d >= 9223372036854775808.0 ? kMinInt : static_cast<int64_t>(d);
+}
+
 void Touch(std::vector<std::string>* touched, std::string_view key) {
   if (touched != nullptr) touched->emplace_back(key);
 }
@@ -181,7 +191,9 @@ Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string
     if (cmd.num_keys != def.num_keys || argc != static_cast<size_t>(def.num_keys + def.num_args))
       return Reply::Error("ERR wrong number of keys or args for script '" +
                           std::string(ScriptName(cmd.script)) + "'");
-    return def.body(*this, now_ms, cmd, touched);
+    Reply r = def.body(*this, now_ms, cmd, touched);
+    if (r.type == Reply::Type::kInteger) r.integer = ThroughLuaNumber(r.integer);
+    return r;
   }
   // View the words in place; a small stack array covers the usual commands.
   constexpr size_t kInlineWords = 8;

@@ -1,0 +1,105 @@
+// Redlock's acquire latency on 5 real nodes next to the token lock's on 1 node: uncontended,
+// 1 client, through RedisRuntime, the algorithms as registered (FindAlgorithm), ttl 10 s, each
+// TryAcquire followed by its Release. Counters: mean (and median, p99) acquire latency in µs,
+// timed around TryAcquire alone. The target is redlock <= 1.3 x token: the redlock row
+// carries the ratio (vs_token) when the token row ran first, and it is printed.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/lock.h"
+#include "harness/bench_util.h"
+#include "harness/redis_runtime.h"
+
+namespace locklab {
+namespace {
+
+struct Latencies {
+  std::vector<int64_t> acquire_us;
+  int64_t failed = 0;  // attempts that did not acquire (none expected: nobody else holds it)
+};
+
+Task<void> AcquireReleaseLoop(Env& env, Lock& lock, int64_t until_ms, Latencies* out) {
+  while (env.MonotonicMs() < until_ms) {
+    const int64_t t0 = env.MonotonicUs();
+    const Outcome o = co_await lock.TryAcquire();
+    const int64_t t1 = env.MonotonicUs();
+    if (o != Outcome::kOk) {
+      ++out->failed;
+      continue;
+    }
+    out->acquire_us.push_back(t1 - t0);
+    co_await lock.Release();
+  }
+}
+
+double g_token_mean_us = 0;  // the token row's mean, for the redlock row's ratio
+
+void BM_AcquireLatency(benchmark::State& state, const char* algorithm, int nodes) {
+  const AlgorithmInfo* alg = FindAlgorithm(algorithm);
+  if (alg == nullptr) {
+    state.SkipWithError("unknown algorithm");
+    return;
+  }
+  LockConfig lc;
+  lc.ttl_ms = 10000;
+  std::string error;
+  if (!lc.options.Resolve(algorithm, alg->options, &error)) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  Latencies lat;
+  double seconds = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    BackendConfig cfg;
+    cfg.clients = 1;
+    cfg.nodes = nodes;
+    cfg.command_timeout_us = 2'000'000;
+    std::unique_ptr<RedisRuntime> rt = bench::StartRedisRuntime(state, cfg);
+    if (!rt) return;
+    std::unique_ptr<Lock> lock = alg->make(rt->env(0), lc);
+    rt->StartClient(0, AcquireReleaseLoop(rt->env(0), *lock, bench::kRunMs, &lat));
+    state.ResumeTiming();
+    if (!bench::RunToEnd(state, *rt, &seconds)) return;
+    state.PauseTiming();
+    rt.reset();  // stops the servers
+    state.ResumeTiming();
+  }
+  if (lat.acquire_us.empty()) {
+    state.SkipWithError("no acquisition succeeded");
+    return;
+  }
+  std::sort(lat.acquire_us.begin(), lat.acquire_us.end());
+  double sum = 0;
+  for (int64_t us : lat.acquire_us) sum += static_cast<double>(us);
+  const double mean = sum / static_cast<double>(lat.acquire_us.size());
+  const auto at = [&](double q) { return lat.acquire_us[static_cast<size_t>(q * static_cast<double>(lat.acquire_us.size() - 1))]; };
+  state.counters["nodes"] = nodes;
+  state.counters["acquires"] = static_cast<double>(lat.acquire_us.size());
+  state.counters["failed"] = static_cast<double>(lat.failed);
+  state.counters["acquire_mean_us"] = mean;
+  state.counters["acquire_p50_us"] = static_cast<double>(at(0.5));
+  state.counters["acquire_p99_us"] = static_cast<double>(at(0.99));
+  if (std::string(algorithm) == "token") g_token_mean_us = mean;
+  if (std::string(algorithm) == "redlock" && g_token_mean_us > 0) {
+    const double ratio = mean / g_token_mean_us;
+    state.counters["vs_token"] = ratio;
+    std::printf("redlock (%d nodes) / token (1 node) mean acquire latency: %.1f / %.1f us = %.2f (target <= 1.3)\n",
+                nodes, mean, g_token_mean_us, ratio);
+  }
+}
+
+// Token first: the redlock row's ratio needs it.
+BENCHMARK_CAPTURE(BM_AcquireLatency, token_1_node, "token", 1)
+    ->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_AcquireLatency, redlock_5_nodes, "redlock", 5)
+    ->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace locklab
