@@ -1,3 +1,4 @@
+#include "harness/real_clock.h"
 #include "harness/redis_runtime.h"
 
 #include <event2/event.h>
@@ -36,17 +37,9 @@ constexpr int64_t kRestartWaitUs = 10'000'000;  // a restarted server must answe
 constexpr int64_t kRestartPollUs = 2'000;
 constexpr int64_t kWatchdogUs = 250'000;        // stall detection period
 
-int64_t MonoNowUs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-}
+int64_t MonoNowUs() { return MonotonicNowUs(); }
 
-int64_t RealNowUs() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-}
+int64_t RealNowUs() { return RealtimeNowUs(); }
 
 timeval Tv(int64_t us) {
   if (us < 0) us = 0;

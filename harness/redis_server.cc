@@ -1,3 +1,4 @@
+#include "harness/real_clock.h"
 #include "harness/redis_server.h"
 
 #include <dirent.h>
@@ -170,17 +171,9 @@ void InstallHooksOnce() {
 
 // ---------------------------------------------------------------------------------------------
 
-int64_t MonoUs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-}
+int64_t MonoUs() { return MonotonicNowUs(); }
 
-int64_t RealUs() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-}
+int64_t RealUs() { return RealtimeNowUs(); }
 
 void SleepUs(int64_t us) {
   timespec ts{static_cast<time_t>(us / 1'000'000), static_cast<long>((us % 1'000'000) * 1000)};
