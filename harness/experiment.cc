@@ -1,5 +1,6 @@
 // ResolveSpec and RunOne: from a RunSpec to a checked RunResult, on either backend.
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -186,6 +187,24 @@ RunResult RunOne(const RunSpec& spec, bool progress) {
   res.duration_us = rt->TrueNowUs();
   res.commands = rt->Commands();
   res.notes = rt->Notes();
+  if (auto* real = dynamic_cast<RedisRuntime*>(rt.get())) {
+    // Cross-check the client-side count with what the servers themselves counted.
+    std::map<std::string, int64_t> calls;
+    std::string stats_error;
+    if (real->ServerCommandStats(&calls, &stats_error)) {
+      int64_t server_total = 0;
+      std::string detail;
+      for (const auto& [name, n] : calls) {
+        server_total += n;
+        detail += (detail.empty() ? "" : ", ") + name + " " + std::to_string(n);
+      }
+      res.notes.push_back("INFO commandstats: the servers counted " + std::to_string(server_total) +
+                          " commands; clients sent " + std::to_string(res.commands.total) +
+                          " (" + detail + "; calls made inside scripts count there too)");
+    } else {
+      res.notes.push_back("INFO commandstats unavailable: " + stats_error);
+    }
+  }
   res.history_events = static_cast<int64_t>(history.events().size());
   res.commands_dropped = history.commands_dropped();
   if (res.commands_dropped > 0)
