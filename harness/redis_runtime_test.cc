@@ -1,6 +1,7 @@
 // RedisRuntime against real redis-server processes: commands through Env, timeouts, process
 // semantics (pause, crash, background tasks), sleeps, and each real fault.
 #include "harness/redis_runtime.h"
+#include "harness/redis_test_util.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -68,29 +69,6 @@ std::vector<std::string> Words(const std::string& s) {
 }
 Command P(const std::string& words) { return Command::Plain(Words(words)); }
 Command S(Script s, const std::string& keys, const std::string& args) { return Command::Call(s, Words(keys), Words(args)); }
-
-// Any live (not zombie) redis-server working in `dir` (ours chdir to their --dir under it;
-// their command line is no help: redis-server rewrites its process title).
-bool AnyServerIn(const std::string& dir) {
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return false;
-  bool found = false;
-  while (dirent* d = readdir(proc)) {
-    if (d->d_name[0] < '0' || d->d_name[0] > '9') continue;
-    const std::string base = std::string("/proc/") + d->d_name;
-    char cwd[4096];
-    const ssize_t n = readlink((base + "/cwd").c_str(), cwd, sizeof cwd - 1);
-    if (n <= 0 || std::string(cwd, static_cast<size_t>(n)).rfind(dir, 0) != 0) continue;
-    std::ifstream st(base + "/stat");
-    std::string line;
-    std::getline(st, line);
-    const size_t paren = line.rfind(')');
-    if (line.find("(redis-server)") != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z')
-      found = true;
-  }
-  closedir(proc);
-  return found;
-}
 
 // What a client saw: replies in order, and true-ish times (the client's monotonic clock, which
 // equals true time without drift).

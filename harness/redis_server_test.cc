@@ -1,5 +1,6 @@
 // RedisServers against Debian's redis-server: start/stop without orphans, the clock shim, faults.
 #include "harness/redis_server.h"
+#include "harness/redis_test_util.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -29,30 +30,6 @@ bool Alive(pid_t pid) {
   if (!std::getline(in, line)) return false;
   size_t paren = line.rfind(')');
   return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
-}
-
-// Any live redis-server whose command line names `dir` (ours put their --dir under it).
-// Any live (not zombie) redis-server working in `dir` (ours chdir to their --dir under it;
-// their command line is no help: redis-server rewrites its process title).
-bool AnyServerIn(const std::string& dir) {
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return false;
-  bool found = false;
-  while (dirent* d = readdir(proc)) {
-    if (d->d_name[0] < '0' || d->d_name[0] > '9') continue;
-    const std::string base = std::string("/proc/") + d->d_name;
-    char cwd[4096];
-    const ssize_t n = readlink((base + "/cwd").c_str(), cwd, sizeof cwd - 1);
-    if (n <= 0 || std::string(cwd, static_cast<size_t>(n)).rfind(dir, 0) != 0) continue;
-    std::ifstream st(base + "/stat");
-    std::string line;
-    std::getline(st, line);
-    const size_t paren = line.rfind(')');
-    if (line.find("(redis-server)") != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z')
-      found = true;
-  }
-  closedir(proc);
-  return found;
 }
 
 bool DirExists(const std::string& dir) {
