@@ -12,6 +12,7 @@
 #include "harness/cli.h"
 #include "harness/config.h"
 #include "harness/report_text.h"
+#include "harness/test_specs.h"
 
 namespace locklab {
 namespace {
@@ -196,49 +197,7 @@ TEST(Replay, DefaultSpecIsShort) {
 }
 
 TEST(Replay, EveryFieldRoundTrips) {
-  RunSpec s;
-  s.algorithm = "watchdog";
-  s.algorithm_options.Set("renew", "blind");
-  s.algorithm_options.Set("renew-every-ms", "50");
-  s.retry = "random";
-  s.retry_options.Set("max-ms", "40");
-  s.workload = "seckill";
-  s.clients = 7;
-  s.requests = 123;
-  s.ttl_ms = 900;
-  s.hold_ms = 33;
-  s.acquire_timeout_ms = 4000;
-  s.command_timeout_ms = 250;
-  s.nodes = 2;
-  s.replica = true;
-  s.stock = 42;
-  s.seed = 99;
-  s.max_duration_ms = 90'000;
-  s.faults.gc_pause_ms = 1500;
-  s.faults.gc_pause_rate = 0.25;
-  s.faults.net_delay_ms = 2.5;
-  s.faults.net_dist = "long-tail";
-  s.faults.net_loss = 0.001;
-  s.faults.clock_skew_ms = 3000;
-  s.faults.clock_drift_ppm = 150;
-  FaultAction p;
-  p.kind = FaultAction::Kind::kPartition;
-  p.at_us = 10'500;
-  p.target = 1;
-  p.node = 1;
-  p.duration_us = 200'000;
-  s.faults.plan.push_back(p);
-  FaultAction f;
-  f.kind = FaultAction::Kind::kFailover;
-  f.at_us = 300'000;
-  s.faults.plan.push_back(f);
-  FaultAction d;
-  d.kind = FaultAction::Kind::kDelayMessage;
-  d.target = 2;
-  d.command = "compare_and_delete";
-  d.occurrence = 2;
-  d.duration_us = 1'000'000;
-  s.faults.plan.push_back(d);
+  RunSpec s = FullSpec();
   ExpectReplayRoundTrip(s);
   // The default retry policy with a non-default option still replays it.
   RunSpec r;
