@@ -59,6 +59,7 @@
 
 #include "algorithms/command.h"
 #include "algorithms/reply.h"
+#include "harness/hiredis_reply.h"
 #include "harness/redis_server.h"
 #include "sim/scripts.h"
 #include "sim/store.h"
@@ -303,22 +304,6 @@ struct ReplyFree {
 using RedisPtr = std::unique_ptr<redisContext, RedisFree>;
 using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
 
-Reply FromHiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING: return Reply::Str(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS: return Reply::Status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return Reply::Error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER: return Reply::Int(r->integer);
-    case REDIS_REPLY_NIL: return Reply::Nil();
-    case REDIS_REPLY_ARRAY: {
-      Reply a;
-      a.type = Reply::Type::kArray;
-      for (size_t i = 0; i < r->elements; ++i) a.elements.push_back(FromHiredis(r->element[i]));
-      return a;
-    }
-    default: return Reply::Error("(unexpected hiredis reply type " + std::to_string(r->type) + ")");
-  }
-}
 
 // One command on the server; nullopt (and *error) when the connection failed.
 std::optional<Reply> RedisRun(redisContext* c, const std::vector<std::string>& argv, std::string* error) {

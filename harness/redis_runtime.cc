@@ -1,3 +1,4 @@
+#include "harness/hiredis_reply.h"
 #include "harness/real_clock.h"
 #include "harness/redis_runtime.h"
 
@@ -58,22 +59,6 @@ bool NeedsServerControl(FaultAction::Kind k) {
          k == FaultAction::Kind::kFailover;
 }
 
-Reply FromRedis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING: return Reply::Str(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS: return Reply::Status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return Reply::Error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER: return Reply::Int(r->integer);
-    case REDIS_REPLY_ARRAY: {
-      Reply a;
-      a.type = Reply::Type::kArray;
-      a.elements.reserve(r->elements);
-      for (size_t i = 0; i < r->elements; ++i) a.elements.push_back(FromRedis(r->element[i]));
-      return a;
-    }
-    default: return Reply::Nil();
-  }
-}
 
 // Parses INFO commandstats: "cmdstat_set:calls=5,usec=..." -> {"SET": 5}.
 std::map<std::string, int64_t> ParseCommandStats(const std::string& info) {
@@ -853,7 +838,7 @@ void RedisRuntime::Impl::OnReply(redisAsyncContext* ac, void* r, void* privdata)
     rt->TryFree(rec);
     return;
   }
-  Reply reply = FromRedis(static_cast<redisReply*>(r));
+  Reply reply = FromHiredis(static_cast<redisReply*>(r));
   if (rec->cmd.script != Script::kNone && !rec->retried_eval && reply.is_error() &&
       reply.str.rfind("NOSCRIPT", 0) == 0) {
     // The server lost its script cache (restarted, promoted): run the text, which reloads it.
