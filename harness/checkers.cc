@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <unordered_set>
 
 namespace locklab {
 namespace {
@@ -180,9 +181,19 @@ class OverlapSweep {
   SafetyResult& result() { return result_; }
   std::vector<Episode>& episodes() { return episodes_; }
 
+  // Every pair of clients that held together, ascending.
+  std::vector<std::pair<int, int>> Pairs() const {
+    std::vector<std::pair<int, int>> out;
+    out.reserve(pairs_.size());
+    for (uint64_t key : pairs_) out.emplace_back(static_cast<int>(key >> 32), static_cast<int>(key & 0xffffffffu));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
  private:
   void Join(int64_t t_us, uint32_t hold) {
     AccountUntil(t_us);
+    NotePairs(hold);
     active_.Add(hold);
     ++held_by_client_[static_cast<size_t>(holds_[hold].client)];
     int n = active_.size();
@@ -215,6 +226,18 @@ class OverlapSweep {
     }
   }
 
+  // The joining hold overlaps every hold already active (another client's: a client holds at
+  // most once at a time).
+  void NotePairs(uint32_t hold) {
+    const int c = holds_[hold].client;
+    for (uint32_t other : active_.list()) {
+      const int o = holds_[other].client;
+      if (o == c) continue;
+      const uint64_t lo = static_cast<uint32_t>(std::min(c, o)), hi = static_cast<uint32_t>(std::max(c, o));
+      pairs_.insert(lo << 32 | hi);
+    }
+  }
+
   void Involve(uint32_t hold) {
     Episode& ep = episodes_.back();
     ep.clients.push_back(holds_[hold].client);
@@ -233,6 +256,7 @@ class OverlapSweep {
   int max_examples_;
   SafetyResult result_;
   std::vector<Episode> episodes_;
+  std::unordered_set<uint64_t> pairs_;  // client pairs as (low << 32 | high)
   bool recording_ = false;
   int64_t last_us_ = 0;
 };
@@ -405,6 +429,7 @@ SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
   OverlapSweep sweep(holds, ClientSlots(ev), in.max_examples);
   sweep.Run();
   SafetyResult r = std::move(sweep.result());
+  r.overlapping_pairs = sweep.Pairs();
   for (const Episode& ep : sweep.episodes()) {
     int64_t from_us =
         in.timeline_margin_us > 0 ? ep.start_us - in.timeline_margin_us : ep.earliest_acquire_us;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/history.h"
@@ -23,6 +24,9 @@ struct SafetyResult {
   int64_t violations = 0;           // overlap episodes: times the holder count rose to 2+
   double overlap_ms_total = 0;      // total true time with 2+ holders
   int max_concurrent_holders = 0;
+  // Every unordered pair of clients {a, b} (a < b) that held at the same instant at least once
+  // (a zero-length hold inside another counts; a handoff at one instant does not), sorted, unique.
+  std::vector<std::pair<int, int>> overlapping_pairs;
   std::vector<Violation> examples;  // the first few violations, with timelines
 };
 

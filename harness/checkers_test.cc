@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace locklab {
@@ -80,6 +81,7 @@ TEST(CheckMutualExclusionTest, CleanSequentialHistoryHasNoViolation) {
   EXPECT_EQ(r.max_concurrent_holders, 1);
   EXPECT_DOUBLE_EQ(r.overlap_ms_total, 0);
   EXPECT_TRUE(r.examples.empty());
+  EXPECT_TRUE(r.overlapping_pairs.empty());
 }
 
 TEST(CheckMutualExclusionTest, EmptyHistory) {
@@ -161,6 +163,27 @@ TEST(CheckMutualExclusionTest, ThreeHoldersOverlappingAreOneEpisode) {
   EXPECT_EQ(r.examples[0].start_us, Us(20));
   EXPECT_EQ(r.examples[0].end_us, Us(100));
   EXPECT_EQ(r.examples[0].clients, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(r.overlapping_pairs, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {1, 2}}));
+}
+
+TEST(CheckMutualExclusionTest, OverlappingPairsAreOnlyThePairsThatHeldTogether) {
+  Script s;
+  // A overlaps B (50..100), B overlaps C (150..200); A is gone before C enters.
+  s.Hold(0, 0, 100).Hold(1, 50, 200).Hold(2, 150, 300);
+  SafetyResult r = CheckMutualExclusion(s.Build(), EndingAt(400));
+  EXPECT_EQ(r.violations, 2);
+  EXPECT_EQ(r.overlapping_pairs, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
+}
+
+TEST(CheckMutualExclusionTest, OverlappingPairsAreSortedUniqueAndLowFirst) {
+  Script s;
+  // Client 3 holds first and client 1 joins it, twice: one pair (1, 3). A handoff at one
+  // instant (3 -> 2 at 500) is no pair; a paused holder still holds (client 0 vs client 2).
+  s.Hold(3, 0, 100).Hold(1, 50, 60).Hold(1, 70, 80).Hold(3, 200, 500).Hold(2, 500, 510);
+  s.At(520, 0, Ev::kEnter).At(530, 0, Ev::kPauseStart, Us(170)).At(700, 0, Ev::kPauseEnd).At(710, 0, Ev::kExit);
+  s.Hold(2, 600, 650);  // during client 0's pause
+  SafetyResult r = CheckMutualExclusion(s.Build(), EndingAt(800));
+  EXPECT_EQ(r.overlapping_pairs, (std::vector<std::pair<int, int>>{{0, 2}, {1, 3}}));
 }
 
 TEST(CheckMutualExclusionTest, SeparateEpisodesCountSeparatelyAndExamplesAreCapped) {
@@ -191,6 +214,7 @@ TEST(CheckMutualExclusionTest, BackToBackHandoffAtTheSameInstantIsNoViolation) {
   SafetyResult r = CheckMutualExclusion(s.Build(), EndingAt(300));
   EXPECT_EQ(r.violations, 0);
   EXPECT_EQ(r.max_concurrent_holders, 1);
+  EXPECT_TRUE(r.overlapping_pairs.empty());
 }
 
 TEST(CheckMutualExclusionTest, CrashEndsTheHold) {
@@ -236,6 +260,7 @@ TEST(CheckMutualExclusionTest, PauseDoesNotEndTheHold) {
   EXPECT_EQ(r.violations, 1);
   EXPECT_DOUBLE_EQ(r.overlap_ms_total, 1000);
   EXPECT_EQ(r.examples[0].clients, (std::vector<int>{0, 1}));
+  EXPECT_EQ(r.overlapping_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
 }
 
 TEST(CheckMutualExclusionTest, ZeroLengthHoldInsideAnotherIsAViolation) {
@@ -248,6 +273,7 @@ TEST(CheckMutualExclusionTest, ZeroLengthHoldInsideAnotherIsAViolation) {
   ASSERT_EQ(r.examples.size(), 1u);
   EXPECT_EQ(r.examples[0].start_us, Us(50));
   EXPECT_EQ(r.examples[0].end_us, Us(50));
+  EXPECT_EQ(r.overlapping_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
 
   // ...but not at the other holder's exit, nor against the same client's next hold.
   Script edge;
@@ -255,6 +281,7 @@ TEST(CheckMutualExclusionTest, ZeroLengthHoldInsideAnotherIsAViolation) {
   r = CheckMutualExclusion(edge.Build(), EndingAt(400));
   EXPECT_EQ(r.violations, 0);
   EXPECT_EQ(r.max_concurrent_holders, 1);
+  EXPECT_TRUE(r.overlapping_pairs.empty());
 }
 
 TEST(CheckMutualExclusionTest, RepeatedEnterWithoutExitIsOneHold) {
@@ -616,6 +643,7 @@ TEST(CheckAllTest, MillionsOfEventsWithKnownAnswers) {
   CheckResult r = CheckAll(h, in);
   EXPECT_EQ(r.safety.violations, 0);
   EXPECT_EQ(r.safety.max_concurrent_holders, 1);
+  EXPECT_TRUE(r.safety.overlapping_pairs.empty());
   EXPECT_EQ(r.resource.writes_accepted, int64_t{kClients} * kRounds + 1);
   EXPECT_EQ(r.resource.lost_updates, 1);
   EXPECT_EQ(r.resource.stale_writes_accepted, 1);

@@ -36,6 +36,13 @@ json LatencyJson(const LatencySummary& s) {
           {"p99", R3(s.p99)}, {"max", R3(s.max)}, {"mean", R3(s.mean)}};
 }
 
+// [[a, b], ...]: pairs of clients that held at the same instant.
+json PairsJson(const std::vector<std::pair<int, int>>& pairs) {
+  json j = json::array();
+  for (const auto& [a, b] : pairs) j.push_back({a, b});
+  return j;
+}
+
 json OptionsJson(const Options& o) {
   json j = json::object();
   for (const auto& [k, v] : o.values()) j[k] = v;
@@ -137,6 +144,7 @@ json RunJson(const RunResult& r) {
   json safety = {{"violations", c.safety.violations},
                  {"overlap_ms_total", R3(c.safety.overlap_ms_total)},
                  {"max_concurrent_holders", c.safety.max_concurrent_holders},
+                 {"overlapping_pairs", PairsJson(c.safety.overlapping_pairs)},
                  {"resource",
                   {{"writes_accepted", res.writes_accepted},
                    {"lost_updates", res.lost_updates},

@@ -38,6 +38,7 @@ RunResult FakeResult(const std::string& algorithm, uint64_t seed) {
   r.check.safety.violations = 1;
   r.check.safety.overlap_ms_total = 250;
   r.check.safety.max_concurrent_holders = 2;
+  r.check.safety.overlapping_pairs = {{0, 1}};
   r.check.resource.lost_updates = 1;
   Violation v;
   v.start_us = 1'000'000;
@@ -72,6 +73,7 @@ TEST(Report, HasTheRequiredFields) {
         "error", "safety", "liveness", "latency_ms", "redis", "throughput_per_s", "duration_ms", "notes", "replay"})
     EXPECT_TRUE(run.contains(k)) << k;
   EXPECT_EQ(run["safety"]["violations"], 1);
+  EXPECT_EQ(run["safety"]["overlapping_pairs"], json::parse("[[0, 1]]"));
   for (const char* k :
        {"writes_accepted", "lost_updates", "orders", "oversold", "stale_writes_accepted", "stale_writes_rejected"})
     EXPECT_TRUE(run["safety"]["resource"].contains(k)) << k;
