@@ -466,6 +466,8 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
         if (e.value < 0) ++negative_stock_orders;
       } else if (e.type == Ev::kWriteRejected) {
         ++r.stale_writes_rejected;  // the resource refused a token older than one it saw
+      } else if (e.type == Ev::kReadRejected) {
+        ++r.stale_reads_rejected;
       } else if (e.type == Ev::kWriteOk) {
         ++r.writes_accepted;
         // A write by a client that never entered counts as stale once anyone has entered.

@@ -41,6 +41,7 @@ struct ResourceResult {
   // writer entered and before the write landed.
   int64_t stale_writes_accepted = 0;
   int64_t stale_writes_rejected = 0;
+  int64_t stale_reads_rejected = 0;  // reads the resource refused (a fence below one it saw)
 };
 
 struct LivenessResult {

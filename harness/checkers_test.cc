@@ -390,11 +390,14 @@ TEST(CheckResourceTest, StaleWriteAcceptedVersusRejected) {
       .At(150, 1, Ev::kWriteOk, 2)        // fresh: client 1 entered last
       .At(200, 0, Ev::kWriteOk, 3)        // stale and accepted
       .At(210, 0, Ev::kWriteRejected, 33) // stale and refused
-      .At(220, 1, Ev::kWriteRejected, 34);  // counted: the resource judged it stale
+      .At(220, 1, Ev::kWriteRejected, 34)   // counted: the resource judged it stale
+      .At(230, 0, Ev::kEnter)
+      .At(230, 0, Ev::kReadRejected, 35);   // a refused read is no write at all
   ResourceResult r = CheckResource(s.Build(), CheckInput{});
   EXPECT_EQ(r.writes_accepted, 3);
   EXPECT_EQ(r.stale_writes_accepted, 1);
   EXPECT_EQ(r.stale_writes_rejected, 2);
+  EXPECT_EQ(r.stale_reads_rejected, 1);
 }
 
 TEST(CheckResourceTest, StaleWriteUsesTheWritersLatestEnter) {

@@ -17,6 +17,7 @@ const char* EvName(Ev e) {
     case Ev::kRead: return "read";
     case Ev::kWriteOk: return "write_ok";
     case Ev::kWriteRejected: return "write_rejected";
+    case Ev::kReadRejected: return "read_rejected";
     case Ev::kOrder: return "order";
     case Ev::kCommand: return "command";
     case Ev::kPauseStart: return "pause_start";

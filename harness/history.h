@@ -23,6 +23,7 @@ enum class Ev : uint8_t {
   kRead,            // read the protected resource; value: what it read
   kWriteOk,         // the resource accepted a write; value: what was written
   kWriteRejected,   // the resource rejected a stale fencing token; value: the token
+  kReadRejected,    // the resource refused a read with a stale fencing token; value: the token
   kOrder,           // seckill: an order was recorded; value: stock left after it
   kCommand,         // a Redis command executed at a node: detail "SET k v NX PX 1000 -> OK"; value: node
   kPauseStart,      // fault: the client's process froze (value: planned duration, µs)

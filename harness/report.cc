@@ -152,6 +152,7 @@ json RunJson(const RunResult& r) {
                    {"oversold", res.oversold},
                    {"stale_writes_accepted", res.stale_writes_accepted},
                    {"stale_writes_rejected", res.stale_writes_rejected},
+                   {"stale_reads_rejected", res.stale_reads_rejected},
                    {"counter_final", r.counter_final},
                    {"stock_final", r.stock_final}}},
                  {"examples", examples}};

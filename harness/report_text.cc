@@ -111,6 +111,7 @@ std::string EventText(const Event& e) {
       s += " " + v;
       break;
     case Ev::kWriteRejected:
+    case Ev::kReadRejected:
       s += " fence=" + v;
       break;
     case Ev::kOrder:

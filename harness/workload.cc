@@ -3,11 +3,16 @@
 namespace locklab {
 namespace {
 
-// The critical section. Returns after the write (or after deciding not to write).
+// The critical section. Returns after the write (or after deciding not to write, or when the
+// resource refused the read: a stale fence).
 Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s) {
   History& h = *s.history;
   const int c = env.client_id();
-  const int64_t read = s.resource.value;
+  int64_t read = 0;
+  if (!s.resource.Read(lock.fence(), &read)) {
+    h.Add(s.runtime->TrueNowUs(), c, Ev::kReadRejected, lock.fence());
+    co_return;
+  }
   h.Add(s.runtime->TrueNowUs(), c, Ev::kRead, read);
   if (s.kind == WorkloadKind::kSeckill && read <= 0) co_return;  // sold out: nothing to do
   co_await env.SleepMs(s.hold_ms);

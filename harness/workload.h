@@ -7,8 +7,10 @@
 //            (more orders than the initial stock is oversell)
 //
 // The protected resource lives in the harness's memory (like a database row next to the lock
-// service). When the lock hands out fencing tokens, a write carrying a token lower than the
-// highest the resource has seen is rejected.
+// service). When the lock hands out fencing tokens, the resource checks the token on every
+// access (Kleppmann's storage): a read or a write carrying a token lower than the highest it
+// has seen is rejected, so two overlapping fenced holders cannot both read and then write.
+// A rejected read ends the critical section without writing.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,16 @@ bool ParseWorkload(const std::string& name, WorkloadKind* out);
 
 struct Resource {
   int64_t value = 0;      // the counter, or the stock left
-  int64_t max_fence = -1; // highest fencing token seen on an accepted write
+  int64_t max_fence = -1; // highest fencing token seen on an accepted read or write
+
+  // A read with fence >= 0 below max_fence is refused (returns false); an accepted one sets
+  // *out and raises max_fence to its fence, so older holders can no longer write.
+  bool Read(int64_t fence, int64_t* out) {
+    if (fence >= 0 && fence < max_fence) return false;
+    if (fence > max_fence) max_fence = fence;
+    *out = value;
+    return true;
+  }
 
   // A write with fence >= 0 below max_fence is refused (returns false).
   bool Write(int64_t new_value, int64_t fence) {
