@@ -7,6 +7,11 @@
 //   acquired iff OKs >= N/2 + 1 and validity > 0   (validity-check=false skips the second test)
 //   otherwise: unlock all nodes (compare-and-delete) and retry after a random delay
 //   release: compare-and-delete on all nodes in parallel
+//
+// fence=on adds Kleppmann's fencing token on top: once the quorum is reached, INCR key:fence on
+// node 0 (one linearizable counter, not part of the quorum logic) and hand its value to the
+// resource. No integer reply from node 0 (down, timed out, refused) fails the acquisition and
+// undoes it. The validity is the one computed after the SETs: the INCR comes after that check.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +27,7 @@ class Redlock : public Lock {
  public:
   Redlock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
     validity_check_ = cfg.options.GetBool("validity-check");
+    fence_on_ = cfg.options.Get("fence") == "on";
     std::string err;
     if (!cfg.options.GetInt("retry-delay-ms", &retry_delay_ms_, &err) || retry_delay_ms_ < 0) retry_delay_ms_ = 200;
   }
@@ -40,8 +46,16 @@ class Redlock : public Lock {
     const int64_t drift_ms = cfg_.ttl_ms / 100 + 2;
     validity_ms_ = cfg_.ttl_ms - elapsed_ms - drift_ms;
     if (oks >= n / 2 + 1 && (!validity_check_ || validity_ms_ > 0)) {
-      token_ = std::move(token);
-      co_return Outcome::kOk;
+      if (!fence_on_) {
+        token_ = std::move(token);
+        co_return Outcome::kOk;
+      }
+      Reply f = co_await env_.Send(0, Command::Of("INCR", cfg_.key + ":fence"));
+      if (f.type == Reply::Type::kInteger) {
+        token_ = std::move(token);
+        fence_ = f.integer;
+        co_return Outcome::kOk;
+      }
     }
     co_await UnlockAll(token);
     co_return Outcome::kFail;
@@ -53,6 +67,8 @@ class Redlock : public Lock {
     const int deleted = co_await UnlockAll(token);
     co_return deleted >= env_.node_count() / 2 + 1 ? Outcome::kOk : Outcome::kFail;
   }
+
+  int64_t fence() const override { return fence_on_ ? fence_ : -1; }
 
   int64_t retry_hint_ms() const override { return retry_delay_ms_ == 0 ? 0 : env_.Uniform(0, retry_delay_ms_); }
 
@@ -71,6 +87,8 @@ class Redlock : public Lock {
   Env& env_;
   LockConfig cfg_;
   bool validity_check_ = true;
+  bool fence_on_ = false;
+  int64_t fence_ = -1;  // fence=on: the INCR's value for the current hold
   int64_t retry_delay_ms_ = 200;
   int64_t validity_ms_ = 0;
   std::string token_;
@@ -86,6 +104,10 @@ AlgorithmInfo RedlockInfo() {
   a.options = {
       {"validity-check", "true", {"true", "false"}, "reject a quorum reached after the keys may have expired"},
       {"retry-delay-ms", "200", {}, "retry after a random delay in [0, this] (with retry policy auto)"},
+      {"fence", "off", {"off", "on"},
+       "after reaching a quorum, INCR <key>:fence on node 0 (one linearizable counter, not part of the quorum "
+       "logic) and hand its value to the resource as the fencing token; if node 0 does not answer the "
+       "acquisition fails and is undone"},
   };
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<Redlock>(env, cfg);

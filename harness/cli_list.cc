@@ -80,7 +80,8 @@ std::string ListText() {
   out += "  " + PadTo("seckill", 13) +
          "read the stock, if > 0 think hold_ms, write stock-1 and record an order: oversell (orders > --stock) is "
          "damage\n";
-  out += "  with the fencing algorithm the resource rejects writes whose token is below the highest seen\n";
+  out += "  with fencing tokens (fencing, redlock:fence=on) the resource rejects reads and writes whose token is "
+         "below the highest seen\n";
   out += "\nfaults (all off by default; flags of `locklab run`, or the \"faults\" object of a config file)\n";
   for (const SpecField& f : SpecFields())
     if (f.in_faults) out += "  " + PadTo(f.flag(), 20) + f.help + "\n";
