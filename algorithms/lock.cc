@@ -10,6 +10,8 @@ AlgorithmInfo TokenInfo();
 AlgorithmInfo WatchdogInfo();
 AlgorithmInfo RedlockInfo();
 AlgorithmInfo FencingInfo();
+AlgorithmInfo NoneInfo();
+AlgorithmInfo LocalInfo();
 
 const char* OutcomeName(Outcome o) {
   switch (o) {
@@ -22,7 +24,8 @@ const char* OutcomeName(Outcome o) {
 
 const std::vector<AlgorithmInfo>& Algorithms() {
   static const std::vector<AlgorithmInfo> all = {NaiveInfo(),    NaiveExpireInfo(), TimestampInfo(), TokenInfo(),
-                                                 WatchdogInfo(), RedlockInfo(),     FencingInfo()};
+                                                 WatchdogInfo(), RedlockInfo(),     FencingInfo(),   NoneInfo(),
+                                                 LocalInfo()};
   return all;
 }
 

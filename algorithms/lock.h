@@ -20,10 +20,22 @@ namespace locklab {
 enum class Outcome : uint8_t { kOk, kFail, kUnknown };
 const char* OutcomeName(Outcome o);
 
+// The in-process mutexes of the `local` algorithm: one per application server, shared by every
+// client of a run (all clients live in one OS process on both backends, so plain memory is
+// shared memory). holder[s] is the client holding server s's mutex, or -1.
+struct LocalMutexes {
+  std::vector<int> holder;
+};
+
 struct LockConfig {
   std::string key = "locklab:lock";
   int64_t ttl_ms = 1000;
   Options options;  // already resolved against the algorithm's OptionSpecs
+  // `local` only: the application server this client runs on, and the run's mutexes (one per
+  // server; the runner creates them once per run). Without them a `local` lock has a mutex of
+  // its own, as if its client were alone on its server.
+  int app_server = 0;
+  std::shared_ptr<LocalMutexes> local_mutexes;
 };
 
 class Lock {
@@ -48,6 +60,11 @@ struct AlgorithmInfo {
   std::string summary;   // one line, for `locklab list`
   int nodes = 1;         // Redis endpoints it needs by default (Redlock: 5)
   bool uses_ttl = true;  // false for naive (no expiry at all)
+  // Whether it promises mutual exclusion among all clients of any run when nothing fails. false
+  // for the baselines: `none` (no lock at all) and `local` (an in-process mutex per application
+  // server, a correct lock only when every client runs on one server: app_servers = 1). Checks
+  // that demand zero violations of every algorithm apply to these only.
+  bool is_lock = true;
   std::vector<OptionSpec> options;
   std::unique_ptr<Lock> (*make)(Env& env, const LockConfig& config) = nullptr;
 };

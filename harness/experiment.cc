@@ -1,4 +1,5 @@
 // ResolveSpec and RunOne: from a RunSpec to a checked RunResult, on either backend.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@ namespace {
 
 // Limits on what one run may ask for (every loop and queue has a limit).
 constexpr int kMaxClients = 100'000;
+constexpr int kMaxAppServers = 1000;
 constexpr int64_t kMaxRequests = 100'000'000;
 constexpr int kMaxNodes = 15;
 constexpr int kMaxPausesPerClient = 100'000;
@@ -81,6 +83,8 @@ bool ResolveSpec(RunSpec* s, std::string* error) {
   if (!ParseWorkload(s->workload, &wk)) return Fail(error, "unknown workload '" + s->workload + "' (counter, seckill)");
   if (s->clients < 1 || s->clients > kMaxClients)
     return Fail(error, "clients must be in [1, " + std::to_string(kMaxClients) + "]");
+  if (s->app_servers < 1 || s->app_servers > kMaxAppServers)
+    return Fail(error, "app_servers must be in [1, " + std::to_string(kMaxAppServers) + "]");
   if (s->requests < 0 || s->requests > kMaxRequests)
     return Fail(error, "requests must be in [0, " + std::to_string(kMaxRequests) + "]");
   if (s->ttl_ms < 1) return Fail(error, "ttl_ms must be >= 1");
@@ -173,7 +177,12 @@ RunResult RunOne(const RunSpec& spec, bool progress) {
   LockConfig lc;
   lc.ttl_ms = spec.ttl_ms;
   lc.options = spec.algorithm_options;
+  // `local`: one in-process mutex per application server, shared by the run's clients.
+  const int app_servers = std::max(1, spec.app_servers);
+  lc.local_mutexes = std::make_shared<LocalMutexes>();
+  lc.local_mutexes->holder.assign(static_cast<size_t>(app_servers), -1);
   for (int c = 0; c < spec.clients; ++c) {
+    lc.app_server = c % app_servers;
     locks.push_back(alg->make(rt->env(c), lc));
     policies.push_back(retry->make(spec.retry_options));
     rt->StartClient(c, ClientLoop(rt->env(c), *locks.back(), *policies.back(), state));

@@ -1,5 +1,6 @@
-// End-to-end runs on the simulator: every algorithm fault-free, and each fault type doing what
-// it should to the algorithms it should break.
+// End-to-end runs on the simulator: every lock algorithm fault-free, the baselines (none, local)
+// doing the damage they are there to show, and each fault type doing what it should to the
+// algorithms it should break.
 #include <gtest/gtest.h>
 
 #include "algorithms/lock.h"
@@ -40,18 +41,60 @@ TEST_P(FaultFree, NoViolationAndEveryRequestAcquired) {
   EXPECT_GT(r.commands.total, 120);
 }
 
-std::vector<std::string> AllAlgorithmNames() {
+// The baselines (is_lock = false) promise no mutual exclusion; they have tests of their own.
+std::vector<std::string> AllLockNames() {
   std::vector<std::string> v;
-  for (const auto& a : Algorithms()) v.push_back(a.name);
+  for (const auto& a : Algorithms())
+    if (a.is_lock) v.push_back(a.name);
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllAlgorithms, FaultFree, ::testing::ValuesIn(AllAlgorithmNames()),
+INSTANTIATE_TEST_SUITE_P(AllAlgorithms, FaultFree, ::testing::ValuesIn(AllLockNames()),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) if (c == '-') c = '_';
                            return n;
                          });
+
+TEST(Baselines, NoLockOversellsTheStock) {
+  RunSpec s = Spec("none");
+  s.workload = "seckill";
+  s.stock = 50;
+  RunResult r = RunSpecChecked(s);
+  EXPECT_GT(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 8);  // every client at once
+  EXPECT_GT(r.check.resource.oversold, 0);
+  EXPECT_EQ(r.check.liveness.acquired, 120);
+  EXPECT_EQ(r.commands.total, 0);
+}
+
+TEST(Baselines, LocalMutexOnOneAppServerIsALock) {
+  RunSpec s = Spec("local");
+  s.workload = "seckill";
+  s.stock = 50;
+  RunResult r = RunSpecChecked(s);
+  EXPECT_EQ(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 1);
+  EXPECT_EQ(r.check.liveness.acquired, 120);
+  EXPECT_EQ(r.check.resource.orders, 50);
+  EXPECT_EQ(r.check.resource.oversold, 0);
+  EXPECT_EQ(r.commands.total, 0);
+}
+
+TEST(Baselines, LocalMutexesExcludeOnlyClientsOfTheSameServer) {
+  RunSpec s = Spec("local");
+  s.app_servers = 3;
+  s.workload = "seckill";
+  s.stock = 50;
+  RunResult r = RunSpecChecked(s);
+  EXPECT_GT(r.check.safety.violations, 0);
+  EXPECT_LE(r.check.safety.max_concurrent_holders, 3);  // one per server at most
+  EXPECT_GT(r.check.resource.oversold, 0);
+  ASSERT_FALSE(r.check.safety.overlapping_pairs.empty());
+  for (const auto& [a, b] : r.check.safety.overlapping_pairs)
+    EXPECT_NE(a % 3, b % 3) << a << " and " << b << " share a server";
+  EXPECT_EQ(r.check.liveness.acquired, 120);
+}
 
 RunSpec WithLongPauses(const std::string& algorithm) {
   RunSpec s = Spec(algorithm);
@@ -139,6 +182,18 @@ TEST(Resolve, RejectsUnknownAlgorithmAndOption) {
   s = Spec("redlock");
   EXPECT_TRUE(ResolveSpec(&s, &err));
   EXPECT_EQ(s.nodes, 5);
+}
+
+TEST(Resolve, AppServersInOneToAThousand) {
+  std::string err;
+  RunSpec s = Spec("local");
+  s.app_servers = 0;
+  EXPECT_FALSE(ResolveSpec(&s, &err));
+  EXPECT_EQ(err, "app_servers must be in [1, 1000]");
+  s.app_servers = 1001;
+  EXPECT_FALSE(ResolveSpec(&s, &err));
+  s.app_servers = 1000;  // more servers than clients is allowed: some stay idle
+  EXPECT_TRUE(ResolveSpec(&s, &err)) << err;
 }
 
 }  // namespace

@@ -40,9 +40,11 @@ TEST_P(RealFaultFree, NoViolationAndEveryRequestAcquired) {
   EXPECT_EQ(r.spec.nodes, FindAlgorithm(GetParam())->nodes);
 }
 
+// Lock algorithms only: the baselines (none, local) promise no mutual exclusion.
 std::vector<std::string> Names() {
   std::vector<std::string> v;
-  for (const auto& a : Algorithms()) v.push_back(a.name);
+  for (const auto& a : Algorithms())
+    if (a.is_lock) v.push_back(a.name);
   return v;
 }
 
@@ -52,6 +54,16 @@ INSTANTIATE_TEST_SUITE_P(AllAlgorithms, RealFaultFree, ::testing::ValuesIn(Names
     if (c == '-') c = '_';
   return n;
 });
+
+// All clients live in one process on the real runtime too, so the in-process mutex is shared.
+TEST(RealBaselines, LocalMutexOnOneAppServerIsALockAndNoLockIsNot) {
+  RunResult local = RunReal(RealSpec("local"));
+  EXPECT_EQ(local.check.safety.violations, 0);
+  EXPECT_EQ(local.counter_final, 40);
+  RunResult none = RunReal(RealSpec("none"));
+  EXPECT_GT(none.check.safety.violations, 0);
+  EXPECT_EQ(none.check.liveness.acquired, 40);
+}
 
 TEST(RealFaults, TokenHolderPausedPastItsTtlOverlapsItsSuccessor) {
   RunSpec s = RealSpec("token");

@@ -34,6 +34,9 @@ struct RunSpec {
   Options retry_options;
   std::string workload = "counter";  // counter | seckill
   int clients = 10;
+  int app_servers = 1;                // clients are spread over this many application servers:
+                                      // client c runs on server c % app_servers; only the `local`
+                                      // algorithm looks at it
   int64_t requests = 200;             // acquisitions attempted, in total over all clients
   int64_t ttl_ms = 1000;
   int64_t hold_ms = 10;               // think time inside the critical section

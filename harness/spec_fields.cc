@@ -26,6 +26,10 @@ const std::vector<SpecField>& SpecFields() {
        [](RunSpec& s) -> FieldPtr { return &s.workload; }},
       {"clients", false, "concurrent clients, each with its own lock object and clocks",
        [](RunSpec& s) -> FieldPtr { return &s.clients; }},
+      {"app_servers", false,
+       "application servers the clients are spread over (client c on server c % app_servers); only the local "
+       "algorithm looks at it",
+       [](RunSpec& s) -> FieldPtr { return &s.app_servers; }},
       {"requests", false, "acquisitions attempted, in total over all clients",
        [](RunSpec& s) -> FieldPtr { return &s.requests; }},
       {"ttl_ms", false, "lock time-to-live, ms", [](RunSpec& s) -> FieldPtr { return &s.ttl_ms; }},

@@ -16,6 +16,7 @@ inline RunSpec FullSpec() {
   s.retry_options.Set("max-ms", "40");
   s.workload = "seckill";
   s.clients = 7;
+  s.app_servers = 3;
   s.requests = 123;
   s.ttl_ms = 900;
   s.hold_ms = 33;
