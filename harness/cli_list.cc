@@ -36,7 +36,14 @@ struct KindHelp {
 const KindHelp kKinds[] = {
     {FaultAction::Kind::kPauseClient, "at_ms,target,duration_ms",
      "freeze client `target` and its background tasks (a GC pause)"},
+    {FaultAction::Kind::kPauseClient, "target,on_send,occurrence,duration_ms",
+     "the same pause, fired right after client `target` sends its occurrence-th command named on_send "
+     "(GET, SET, compare_and_delete, ...; * = any): the command still runs, its reply waits for the pause end "
+     "(at_ms ignored)"},
     {FaultAction::Kind::kCrashClient, "at_ms,target", "client `target` stops forever without releasing"},
+    {FaultAction::Kind::kCrashClient, "target,on_send,occurrence",
+     "the same crash, right after client `target` sends its occurrence-th on_send command (* = any): the "
+     "command still runs, its reply is never seen (at_ms ignored)"},
     {FaultAction::Kind::kClientClockJump, "at_ms,target,delta_ms",
      "client's wall clock jumps by delta_ms (may be negative)"},
     {FaultAction::Kind::kCrashNode, "at_ms,target", "node `target` (endpoint index) stops answering"},
@@ -48,7 +55,7 @@ const KindHelp kKinds[] = {
      "at at_ms node 0's replica is cut off; duration_ms later its master dies and the replica is promoted "
      "(writes in between are lost; needs --replica)"},
     {FaultAction::Kind::kDelayMessage, "target,command,occurrence,duration_ms",
-     "the occurrence-th `command` sent by client `target` gets duration_ms extra delay (at_ms ignored)"},
+     "the occurrence-th `command` (* = any) sent by client `target` gets duration_ms extra delay (at_ms ignored)"},
 };
 
 }  // namespace

@@ -152,8 +152,8 @@ std::string KindList() {
   return s;
 }
 
-const std::vector<std::string> kFaultActionKeys = {"kind",        "at_ms",    "target",  "node",
-                                                   "duration_ms", "delta_ms", "command", "occurrence"};
+const std::vector<std::string> kFaultActionKeys = {"kind",     "at_ms",   "target",  "node",      "duration_ms",
+                                                   "delta_ms", "command", "on_send", "occurrence"};
 
 }  // namespace
 
@@ -168,7 +168,8 @@ json ToJson(const FaultAction& a) {
   if (u.duration || a.duration_us != d.duration_us) j["duration_ms"] = MsJson(a.duration_us);
   if (u.delta || a.delta_us != d.delta_us) j["delta_ms"] = MsJson(a.delta_us);
   if (u.message || a.command != d.command) j["command"] = a.command;
-  if (u.message || a.occurrence != d.occurrence) j["occurrence"] = a.occurrence;
+  if (!a.on_send.empty()) j["on_send"] = a.on_send;
+  if (u.message || !a.on_send.empty() || a.occurrence != d.occurrence) j["occurrence"] = a.occurrence;
   return j;
 }
 
@@ -214,6 +215,11 @@ bool FromJson(const json& j, FaultAction* out, const std::string& where, std::st
     if (key == "command") {
       if (!v.is_string()) return Fail(error, Quote(path) + " must be a string (got " + Shown(v) + ")");
       a.command = v.get<std::string>();
+    }
+    if (key == "on_send") {
+      if (!v.is_string() || v.get<std::string>().empty())
+        return Fail(error, Quote(path) + " must be a command name or \"*\" (got " + Shown(v) + ")");
+      a.on_send = v.get<std::string>();
     }
   }
   *out = a;
@@ -295,7 +301,7 @@ bool ParseFaultFlag(const std::string& text, FaultAction* out, std::string* erro
     }
     for (const auto& [k, v] : kv.values()) {
       if (k == "kind") return Fail(error, "fault '" + text + "': the kind goes before the ':'");
-      if (k == "command") {
+      if (k == "command" || k == "on_send") {
         j[k] = v;
         continue;
       }

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "harness/cli.h"
+#include "harness/report.h"
+#include "harness/run_spec.h"
 #include "harness/test_specs.h"
 
 namespace locklab {
@@ -140,6 +142,74 @@ TEST(FaultFlag, RejectsBadText) {
   EXPECT_FALSE(ParseFaultFlag("pause_client:at_ms", &a, &error));
   EXPECT_FALSE(ParseFaultFlag("pause_client:span_ms=3", &a, &error));
   EXPECT_NE(error.find("'span_ms'"), std::string::npos) << error;
+}
+
+TEST(FaultOnSend, RoundTripsThroughJsonAndFlag) {
+  FaultAction a;
+  a.kind = FaultAction::Kind::kPauseClient;
+  a.target = 2;
+  a.on_send = "GET";
+  a.occurrence = 1;
+  a.duration_us = 50'000;
+  const std::string want = R"({"at_ms":0,"duration_ms":50,"kind":"pause_client","occurrence":1,"on_send":"GET","target":2})";
+  EXPECT_EQ(ToJson(a).dump(), want);
+  FaultAction back;
+  std::string error;
+  ASSERT_TRUE(FromJson(json::parse(want), &back, "p", &error)) << error;
+  EXPECT_EQ(back.on_send, "GET");
+  EXPECT_EQ(back.occurrence, 1);
+  EXPECT_EQ(ToJson(back).dump(), want);
+  // The flag form, in any order, and what FaultFlag writes for the replay command.
+  ASSERT_TRUE(ParseFaultFlag("pause_client:target=2,on_send=GET,occurrence=1,duration_ms=50", &back, &error)) << error;
+  EXPECT_EQ(ToJson(back).dump(), want);
+  EXPECT_EQ(FaultFlag(a), "pause_client:at_ms=0,target=2,duration_ms=50,on_send=GET,occurrence=1");
+  ASSERT_TRUE(ParseFaultFlag(FaultFlag(a), &back, &error)) << error;
+  EXPECT_EQ(ToJson(back).dump(), want);
+
+  FaultAction star;
+  star.kind = FaultAction::Kind::kCrashClient;
+  star.on_send = "*";
+  star.occurrence = 2;
+  EXPECT_EQ(FaultFlag(star), "crash_client:at_ms=0,target=0,on_send=*,occurrence=2");
+  ASSERT_TRUE(ParseFaultFlag(FaultFlag(star), &back, &error)) << error;
+  EXPECT_EQ(back.on_send, "*");
+  EXPECT_EQ(back.occurrence, 2);
+  RunSpec spec;
+  spec.faults.plan = {star};
+  EXPECT_NE(ReplayCommand(spec).find("--fault 'crash_client:at_ms=0,target=0,on_send=*,occurrence=2'"),
+            std::string::npos)
+      << ReplayCommand(spec);  // quoted: the shell must not expand the *
+
+  // Not set: not written, so existing plans keep their bytes.
+  a.on_send.clear();
+  EXPECT_EQ(ToJson(a).dump(), R"({"at_ms":0,"duration_ms":50,"kind":"pause_client","target":2})");
+}
+
+TEST(FaultOnSend, IsCheckedByTheReaderAndByResolveSpec) {
+  const BadCase cases[] = {
+      {R"({"faults": {"plan": [{"kind": "pause_client", "on_send": 5}]}})",
+       "'faults.plan[0].on_send' must be a command name or \"*\""},
+      {R"({"faults": {"plan": [{"kind": "pause_client", "on_send": ""}]}})", "'faults.plan[0].on_send' must be"},
+      {R"({"faults": {"plan": [{"kind": "pause_client", "on_sent": "GET"}]}})", "'faults.plan[0].on_sent'"},
+  };
+  for (const BadCase& c : cases) {
+    RunSpec s;
+    std::string error;
+    EXPECT_FALSE(FromJson(json::parse(c.json), &s, &error)) << c.json;
+    EXPECT_NE(error.find(c.must_mention), std::string::npos) << c.json << " -> " << error;
+  }
+  RunSpec s;
+  std::string error;
+  ASSERT_TRUE(FromJson(json::parse(R"({"faults": {"plan": [{"kind": "crash_node", "target": 0, "on_send": "GET"}]}})"),
+                       &s, &error))
+      << error;
+  EXPECT_FALSE(ResolveSpec(&s, &error));
+  EXPECT_EQ(error, "fault crash_node: on_send applies only to pause_client and crash_client");
+  ASSERT_TRUE(ParseFaultFlag("pause_client:target=0,on_send=GET,occurrence=0,duration_ms=5", &s.faults.plan[0], &error));
+  EXPECT_FALSE(ResolveSpec(&s, &error));
+  EXPECT_EQ(error, "fault pause_client: on_send needs occurrence >= 1");
+  s.faults.plan[0].occurrence = 3;
+  EXPECT_TRUE(ResolveSpec(&s, &error)) << error;
 }
 
 TEST(ConfigFile, SweepExpandsToTheCartesianProduct) {

@@ -116,6 +116,11 @@ bool ResolveSpec(RunSpec* s, std::string* error) {
     if (a.kind == K::kFailover && !s->replica) return Fail(error, "fault failover needs replica=true (--replica)");
     if (a.kind == K::kDelayMessage && (a.command.empty() || a.occurrence < 1))
       return Fail(error, "fault delay_message needs command=NAME and occurrence >= 1");
+    if (!a.on_send.empty() && a.kind != K::kPauseClient && a.kind != K::kCrashClient)
+      return Fail(error, std::string("fault ") + FaultKindName(a.kind) +
+                             ": on_send applies only to pause_client and crash_client");
+    if (!a.on_send.empty() && a.occurrence < 1)
+      return Fail(error, std::string("fault ") + FaultKindName(a.kind) + ": on_send needs occurrence >= 1");
   }
   if (s->backend == "sim" && !s->redis.empty()) return Fail(error, "--redis only applies to --backend redis");
   return true;

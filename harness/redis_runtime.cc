@@ -115,6 +115,7 @@ struct RedisRuntime::Impl {
     int64_t paused_until_us = 0;
     int64_t pause_started_us = 0;
     int64_t pause_planned_us = 0;
+    std::string pause_label;  // "on its 1st GET" when an on_send trigger started the pause
     Task<void> main;
     std::vector<Task<void>> spawned;
     std::deque<Item> held;
@@ -188,6 +189,13 @@ struct RedisRuntime::Impl {
     int seen = 0;
   };
 
+  // A client pause or crash fired by the client's n-th command of a name (FaultAction::on_send).
+  struct Trigger {
+    FaultAction f;
+    std::string name;  // as Command::Name() gives it, or "*"
+    int seen = 0;
+  };
+
   struct Partition {
     int client, node;
     int64_t from_us, to_us;
@@ -238,6 +246,7 @@ struct RedisRuntime::Impl {
   std::vector<std::unique_ptr<FaultTimer>> fault_timers;
   int faults_pending = 0;
   std::vector<Matcher> matchers;
+  std::vector<Trigger> triggers;
   std::vector<Partition> partitions;
   std::vector<RestartPoll> restarts;
   bool failover_planned = false;
@@ -285,7 +294,9 @@ struct RedisRuntime::Impl {
   static void OnReadyEv(evutil_socket_t, short, void* arg);
 
   // --- Commands. ---
-  void StartCall(int client, PendingCall* call);
+  void StartCall(int client, PendingCall* call);  // StartCallInner, then the on_send triggers
+  void StartCallInner(int client, PendingCall* call);
+  void FireTriggers(int client, const std::string& name);
   void CountCommand(int client, const Command& cmd);
   int64_t DrawDelayUs();
   bool Partitioned(int client, int endpoint) const;
@@ -585,6 +596,27 @@ bool RedisRuntime::Impl::Partitioned(int client, int endpoint) const {
 }
 
 void RedisRuntime::Impl::StartCall(int client, PendingCall* call) {
+  if (triggers.empty()) {
+    StartCallInner(client, call);
+    return;
+  }
+  const std::string name = call->cmd.Name();  // the command moves into the runtime's record
+  StartCallInner(client, call);
+  FireTriggers(client, name);
+}
+
+void RedisRuntime::Impl::FireTriggers(int client, const std::string& name) {
+  // The command has been handed to the network (written, held for its delay, or lost): the
+  // fault applies now, so that its reply, like everything else of the client, is held (pause)
+  // or dropped (crash). ApplyFault never resumes anything, so this is safe inside StartCall.
+  for (Trigger& t : triggers) {
+    if (t.f.target != client || (t.name != "*" && t.name != name)) continue;
+    if (++t.seen != t.f.occurrence) continue;  // fires once: `seen` only grows
+    ApplyFault(t.f, 0);
+  }
+}
+
+void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
   CountCommand(client, call->cmd);
   CallRec* rec = AllocRec();
   rec->client = client;
@@ -608,7 +640,7 @@ void RedisRuntime::Impl::StartCall(int client, PendingCall* call) {
     const std::string name = rec->cmd.Name();
     for (size_t i = 0; i < matchers.size(); ++i) {
       Matcher& m = matchers[i];
-      if (m.client == client && m.name == name && ++m.seen == m.occurrence) {
+      if (m.client == client && (m.name == "*" || m.name == name) && ++m.seen == m.occurrence) {
         delay += m.extra_us;
         rec->matcher = static_cast<int>(i);
       }
@@ -1042,18 +1074,24 @@ bool RedisRuntime::Impl::PlanFault(const FaultAction& f, std::string* error) {
     }
     failover_planned = true;
   }
+  if (!f.on_send.empty()) {
+    if (f.kind != FaultAction::Kind::kPauseClient && f.kind != FaultAction::Kind::kCrashClient) {
+      *error = "fault " + name + ": on_send applies only to pause_client and crash_client";
+      return false;
+    }
+    if (f.occurrence < 1) {
+      *error = "fault " + name + ": on_send needs occurrence >= 1";
+      return false;
+    }
+    triggers.push_back(Trigger{f, MatchCommandName(f.on_send), 0});
+    return true;
+  }
   if (f.kind == FaultAction::Kind::kDelayMessage) {
     if (f.occurrence < 1 || f.command.empty()) {
       *error = "fault " + name + ": needs a command name and an occurrence >= 1";
       return false;
     }
-    std::string upper = f.command;
-    bool is_script = false;
-    for (int s = 1; s < static_cast<int>(Script::kCount); ++s)
-      is_script = is_script || ScriptName(static_cast<Script>(s)) == f.command;
-    if (!is_script)
-      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    matchers.push_back(Matcher{f.target, upper, f.occurrence, f.duration_us, 0});
+    matchers.push_back(Matcher{f.target, MatchCommandName(f.command), f.occurrence, f.duration_us, 0});
     return true;
   }
   planned.push_back(f);
@@ -1089,9 +1127,14 @@ void RedisRuntime::Impl::ApplyFault(const FaultAction& f, int step) {
       if (c.crashed) return;
       const int64_t until = now + f.duration_us;
       if (c.paused && until <= c.paused_until_us) return;  // already paused for longer
+      const std::string label = f.on_send.empty() ? std::string() : OnSendText(f);
       if (!c.paused) {
         c.pause_started_us = now;
-        Log(c.id, Ev::kPauseStart, f.duration_us, "pause " + std::to_string(f.duration_us / 1000) + " ms");
+        c.pause_label = label;
+        Log(c.id, Ev::kPauseStart, f.duration_us,
+            "pause " + std::to_string(f.duration_us / 1000) + " ms" + (label.empty() ? "" : " " + label));
+      } else if (c.pause_label.empty()) {
+        c.pause_label = label;
       }
       c.paused = true;
       c.paused_until_us = until;
@@ -1112,7 +1155,13 @@ void RedisRuntime::Impl::ApplyFault(const FaultAction& f, int step) {
         Drop(item);
       }
       c.held.clear();
-      Log(c.id, Ev::kCrash, 0, "crash");
+      if (f.on_send.empty()) {
+        Log(c.id, Ev::kCrash, 0, "crash");
+      } else {
+        Log(c.id, Ev::kCrash, 0, "crash " + OnSendText(f));
+        Note("crash client " + std::to_string(c.id) + " " + OnSendText(f) + ": applied at " + Ms(now) +
+             ", right after the command was handed to the network");
+      }
       if (c.has_main && !c.main_done && --mains_left == 0) event_base_loopbreak(base);
       return;
     }
@@ -1217,8 +1266,9 @@ void RedisRuntime::Impl::OnPauseEnd(evutil_socket_t, short, void* arg) {
   c->paused = false;
   const int64_t applied = impl->TrueNowUs() - c->pause_started_us;
   impl->Log(c->id, Ev::kPauseEnd, applied, "resume");
-  impl->Note("pause client " + std::to_string(c->id) + ": planned " + Ms(c->pause_planned_us) + ", applied " +
-             Ms(applied));
+  impl->Note("pause client " + std::to_string(c->id) + (c->pause_label.empty() ? "" : " " + c->pause_label) +
+             ": planned " + Ms(c->pause_planned_us) + ", applied " + Ms(applied));
+  c->pause_label.clear();
   // What came due during the pause runs now, in the order it came.
   std::deque<Item> held;
   held.swap(c->held);

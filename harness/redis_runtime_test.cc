@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/history.h"
+#include "harness/sim_runtime.h"
 
 namespace locklab {
 namespace {
@@ -525,6 +526,170 @@ TEST(RedisRuntime, HardCapStopsARunawayRun) {
   EXPECT_FALSE(rt->Run(limits, &error));
   EXPECT_NE(error.find("time limit"), std::string::npos) << error;
 }
+
+// --- Command-triggered client faults (FaultAction::on_send): the same cases on both runtimes. ---
+
+std::unique_ptr<Runtime> MakeBackend(bool real, const BackendConfig& cfg) {
+  if (!real) return MakeSimRuntime(cfg);
+  std::string error;
+  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
+  EXPECT_TRUE(rt) << error;
+  return rt;
+}
+
+FaultAction Trigger(K kind, int target, const std::string& on_send, int occurrence, int64_t duration_ms = 0) {
+  FaultAction f = Fault(kind, /*at_ms=*/0, target, duration_ms);
+  f.on_send = on_send;
+  f.occurrence = occurrence;
+  return f;
+}
+
+bool AnyNote(const Runtime& rt, const std::string& part) {
+  for (const auto& n : rt.Notes())
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+class OnSend : public ::testing::TestWithParam<bool> {  // true: real redis-server
+ protected:
+  bool real() const { return GetParam(); }
+};
+
+TEST_P(OnSend, PauseOnGetHoldsItsReplyAndTheNextCommandUntilThePauseEnds) {
+  auto rt = MakeBackend(real(), Cfg(1, 1, /*timeout_ms=*/2000));
+  ASSERT_TRUE(rt);
+  History h;
+  rt->set_history(&h);
+  std::string error;
+  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 1, /*duration_ms=*/300), &error)) << error;
+  Seen seen;
+  rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
+    seen->Add(env, co_await env.Send(0, P("GET k")));
+    seen->Add(env, co_await env.Send(0, P("SET k v")));
+  }(rt->env(0), &seen));
+  MustRun(*rt);
+  ASSERT_EQ(seen.replies.size(), 2u);
+  EXPECT_TRUE(seen.replies[0].is_nil()) << ToString(seen.replies[0]);
+  EXPECT_TRUE(seen.replies[1].is_ok()) << ToString(seen.replies[1]);
+  EXPECT_GE(seen.at_ms[0], 300);  // the GET's reply is seen only after the pause
+  EXPECT_LT(seen.at_ms[0], 450);
+  int64_t get_us = -1, set_us = -1, start_us = -1, end_us = -1;
+  std::string start_detail;
+  for (const auto& e : h.events()) {
+    if (e.type == Ev::kCommand && e.detail.rfind("GET k ->", 0) == 0) get_us = e.t_us;
+    if (e.type == Ev::kCommand && e.detail.rfind("SET k v ->", 0) == 0) set_us = e.t_us;
+    if (e.type == Ev::kPauseStart) {
+      start_us = e.t_us;
+      start_detail = e.detail;
+      EXPECT_EQ(e.client, 0);
+      EXPECT_EQ(e.value, 300'000);
+    }
+    if (e.type == Ev::kPauseEnd) end_us = e.t_us;
+  }
+  EXPECT_GE(get_us, 0);  // the GET reached Redis at once (real: its reply came back at once)
+  EXPECT_LT(get_us, 100'000);
+  EXPECT_GE(set_us, 300'000);  // the SET went out after the pause
+  EXPECT_GE(start_us, 0);
+  EXPECT_LT(start_us, 50'000);
+  EXPECT_EQ(start_detail, "pause 300 ms on its 1st GET");
+  EXPECT_GE(end_us, 300'000);
+  if (real()) EXPECT_TRUE(AnyNote(*rt, "pause client 0 on its 1st GET: planned 300.0 ms, applied "));
+}
+
+TEST_P(OnSend, CrashOnSetnxLetsItLandButNothingAfter) {
+  auto rt = MakeBackend(real(), Cfg(2));
+  ASSERT_TRUE(rt);
+  History h;
+  rt->set_history(&h);
+  std::string error;
+  ASSERT_TRUE(rt->PlanFault(Trigger(K::kCrashClient, 0, "setnx", 1), &error)) << error;
+  Seen seen;
+  rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
+    seen->Add(env, co_await env.Send(0, P("SETNX k v")));
+    seen->Add(env, co_await env.Send(0, P("EXPIRE k 10")));
+  }(rt->env(0), &seen));
+  // Client 1 keeps the run going well past the SETNX's round trip.
+  rt->StartClient(1, [](Env& env) -> Task<void> { co_await env.SleepMs(200); }(rt->env(1)));
+  MustRun(*rt);
+  EXPECT_TRUE(seen.replies.empty());  // not even the SETNX's reply
+  EXPECT_EQ(rt->Commands().by_client[0], 1);
+  bool setnx = false, expire = false;
+  int crashes = 0;
+  for (const auto& e : h.events()) {
+    if (e.type == Ev::kCommand && e.detail == "SETNX k v -> (integer) 1") setnx = true;
+    if (e.type == Ev::kCommand && e.detail.find("EXPIRE") != std::string::npos) expire = true;
+    if (e.type == Ev::kCrash) {
+      ++crashes;
+      EXPECT_EQ(e.client, 0);
+      EXPECT_LT(e.t_us, 50'000);
+      EXPECT_EQ(e.detail, "crash on its 1st SETNX");
+    }
+  }
+  EXPECT_TRUE(setnx);
+  EXPECT_FALSE(expire);
+  EXPECT_EQ(crashes, 1);
+  if (real()) {
+    auto& redis = static_cast<RedisRuntime&>(*rt);
+    std::string out;
+    ASSERT_TRUE(redis.QueryEndpoint(0, {"EXISTS", "k"}, &out, &error)) << error;
+    EXPECT_EQ(out, "1");
+    ASSERT_TRUE(redis.QueryEndpoint(0, {"TTL", "k"}, &out, &error)) << error;
+    EXPECT_EQ(out, "-1");  // no EXPIRE ever ran
+    EXPECT_TRUE(AnyNote(*rt, "crash client 0 on its 1st SETNX: applied at "));
+  }
+}
+
+TEST_P(OnSend, StarMatchesTheNthCommandOfAnyNameOfThatClientOnly) {
+  auto rt = MakeBackend(real(), Cfg(2));
+  ASSERT_TRUE(rt);
+  History h;
+  rt->set_history(&h);
+  std::string error;
+  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 0, "*", 2, 200), &error)) << error;
+  // Only client 0 sends a PING: client 1's trigger never fires.
+  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 1, "PING", 1, 200), &error)) << error;
+  Seen a, b;
+  rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
+    seen->Add(env, co_await env.Send(0, P("PING")));
+    seen->Add(env, co_await env.Send(0, P("GET a")));
+    seen->Add(env, co_await env.Send(0, P("SET a 1")));
+  }(rt->env(0), &a));
+  rt->StartClient(1, [](Env& env, Seen* seen) -> Task<void> {
+    for (int i = 0; i < 3; ++i) seen->Add(env, co_await env.Send(0, P("GET b")));
+  }(rt->env(1), &b));
+  MustRun(*rt);
+  ASSERT_EQ(a.replies.size(), 3u);
+  ASSERT_EQ(b.replies.size(), 3u);
+  int pauses = 0;
+  for (const auto& e : h.events())
+    if (e.type == Ev::kPauseStart) {
+      ++pauses;
+      EXPECT_EQ(e.client, 0);
+      EXPECT_EQ(e.detail, "pause 200 ms on its 2nd command");
+      EXPECT_GE(e.t_us / 1000, a.at_ms[0]);  // when the GET went out, after the PING's reply
+    }
+  EXPECT_EQ(pauses, 1);
+  EXPECT_GE(a.at_ms[1] - a.at_ms[0], 200);  // the GET's reply waited for the pause
+  EXPECT_LT(a.at_ms[2] - a.at_ms[1], 100);  // the SET (3rd command): no second pause
+  EXPECT_LT(b.at_ms[2], 100);               // client 1 never paused
+}
+
+TEST_P(OnSend, OnlyClientPausesAndCrashesTakeIt) {
+  auto rt = MakeBackend(real(), Cfg());
+  ASSERT_TRUE(rt);
+  std::string error;
+  EXPECT_FALSE(rt->PlanFault(Trigger(K::kCrashNode, 0, "GET", 1), &error));
+  EXPECT_NE(error.find("crash_node: on_send applies only to pause_client and crash_client"), std::string::npos)
+      << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+  EXPECT_FALSE(rt->PlanFault(Trigger(K::kClientClockJump, 0, "GET", 1), &error));
+  EXPECT_NE(error.find("on_send applies only"), std::string::npos) << error;
+  EXPECT_FALSE(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 0, 10), &error));
+  EXPECT_NE(error.find("occurrence >= 1"), std::string::npos) << error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OnSend, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Redis" : "Sim"; });
 
 TEST(RedisRuntime, BadConfigIsRefused) {
   std::string error;

@@ -2,7 +2,8 @@
 // Two implementations: SimRuntime (sim_runtime.h, the deterministic simulator) and
 // RedisRuntime (redis_runtime.h, real redis-server processes driven by hiredis + libevent).
 //
-// Faults are planned before Run() as absolute true times (µs from the start of the run).
+// Faults are planned before Run() as absolute true times (µs from the start of the run), or, for
+// client pauses and crashes with FaultAction::on_send, as triggers on a client's n-th command.
 // A runtime that cannot apply a fault exactly says so in Notes() (never silently).
 #pragma once
 
@@ -30,8 +31,8 @@ struct FaultAction {
     kPartition,        // target client cannot reach node `node` for duration_us
     kFailover,         // target node 0: at at_us its replica is cut off; at at_us + duration_us the
                        // master dies and the replica is promoted (writes in between are lost)
-    kDelayMessage,     // the `occurrence`-th command named `command` sent by target client gets
-                       // duration_us of extra one-way delay (at_us ignored: matched when sent)
+    kDelayMessage,     // the `occurrence`-th command named `command` ("*" = any) sent by target client
+                       // gets duration_us of extra one-way delay (at_us ignored: matched when sent)
   };
   Kind kind = Kind::kPauseClient;
   int64_t at_us = 0;
@@ -40,8 +41,32 @@ struct FaultAction {
   int64_t duration_us = 0;
   int64_t delta_us = 0;
   std::string command;  // kDelayMessage
-  int occurrence = 1;   // kDelayMessage, 1-based
+  int occurrence = 1;   // kDelayMessage and on_send, 1-based
+  std::string on_send;  // when non-empty: the fault is not timed (at_us is ignored); it fires when client
+                        // `target` sends its `occurrence`-th command named `on_send` ("*" = any command),
+                        // right after that command is handed to the network: the command still reaches Redis;
+                        // a pause then holds its reply (and everything else of the client) until the pause ends,
+                        // a crash means the reply is never seen. Only kPauseClient and kCrashClient take it.
+                        // Names match as for kDelayMessage (Command::Name()). Each trigger fires at most once.
 };
+// A command name as Command::Name() gives it, for matching (kDelayMessage, on_send): a script's
+// name as is ("compare_and_delete"), a command word upper-cased ("get" -> "GET"), "*" as is.
+inline std::string MatchCommandName(const std::string& name) {
+  for (int s = 1; s < static_cast<int>(Script::kCount); ++s)
+    if (ScriptName(static_cast<Script>(s)) == name) return name;
+  std::string upper = name;
+  for (char& ch : upper)
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+  return upper;
+}
+// "on its 1st GET", "on its 2nd command" ("*"): how notes and histories name an on_send trigger.
+inline std::string OnSendText(const FaultAction& f) {
+  const int n = f.occurrence;
+  const int tens = n % 100, ones = n % 10;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  return "on its " + std::to_string(n) + suffix + " " +
+         (f.on_send == "*" ? std::string("command") : MatchCommandName(f.on_send));
+}
 const char* FaultKindName(FaultAction::Kind k);
 // "pause_client" -> kPauseClient; false when unknown.
 bool ParseFaultKind(const std::string& name, FaultAction::Kind* out);

@@ -64,6 +64,19 @@ class SimRuntime : public Runtime {
       *error = "failover needs a replica: run with replica=true";
       return false;
     }
+    if (!f.on_send.empty()) {
+      if (f.kind != K::kPauseClient && f.kind != K::kCrashClient) {
+        *error = std::string(FaultKindName(f.kind)) + ": on_send applies only to pause_client and crash_client";
+        return false;
+      }
+      if (f.occurrence < 1) {
+        *error = std::string(FaultKindName(f.kind)) + ": on_send needs occurrence >= 1";
+        return false;
+      }
+      sim_.PlanFaultOnSend(f.kind == K::kPauseClient ? sim::SimFault::kPauseClient : sim::SimFault::kCrashClient,
+                           f.target, f.on_send, f.occurrence, f.duration_us, OnSendText(f));
+      return true;
+    }
     switch (f.kind) {
       case K::kPauseClient: Plan(sim::SimFault::kPauseClient, f); break;
       case K::kCrashClient: Plan(sim::SimFault::kCrashClient, f); break;

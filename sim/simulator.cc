@@ -85,6 +85,7 @@ struct Simulator::Fault {
   int node;
   int64_t duration_us;
   int64_t delta_us;
+  int trigger = -1;  // the on_send trigger that planned it (its label goes into the detail)
 };
 
 struct Simulator::Matcher {
@@ -92,6 +93,16 @@ struct Simulator::Matcher {
   std::string name;  // upper case, or a script name
   int occurrence;
   int64_t extra_us;
+  int seen = 0;
+};
+
+struct Simulator::Trigger {
+  SimFault kind;
+  int client;
+  std::string name;  // upper case, a script name, or "*"
+  int occurrence;
+  int64_t duration_us;
+  std::string label;
   int seen = 0;
 };
 
@@ -160,18 +171,41 @@ void Simulator::Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b) {
 
 void Simulator::PlanFault(SimFault kind, int64_t at_us, int target, int node, int64_t duration_us,
                           int64_t delta_us) {
-  faults_.push_back(Fault{kind, target, node, duration_us, delta_us});
+  faults_.push_back(Fault{kind, target, node, duration_us, delta_us, -1});
   Push(std::max<int64_t>(at_us, 0), kFault, static_cast<int32_t>(faults_.size() - 1), 0);
 }
 
-void Simulator::DelayMessage(int client, const std::string& name, int occurrence, int64_t extra_us) {
-  std::string upper = name;
-  bool is_script = false;
+namespace {
+
+// A command name as Command::Name() gives it: a script's name as is, a command word upper-cased.
+std::string MatchName(const std::string& name) {
   for (int s = 1; s < static_cast<int>(Script::kCount); ++s)
-    is_script = is_script || ScriptName(static_cast<Script>(s)) == name;
-  if (!is_script)
-    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  matchers_.push_back(Matcher{client, upper, occurrence, extra_us, 0});
+    if (ScriptName(static_cast<Script>(s)) == name) return name;
+  std::string upper = name;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return upper;
+}
+
+}  // namespace
+
+void Simulator::DelayMessage(int client, const std::string& name, int occurrence, int64_t extra_us) {
+  matchers_.push_back(Matcher{client, MatchName(name), occurrence, extra_us, 0});
+}
+
+void Simulator::PlanFaultOnSend(SimFault kind, int client, const std::string& name, int occurrence,
+                                int64_t duration_us, const std::string& label) {
+  assert(kind == SimFault::kPauseClient || kind == SimFault::kCrashClient);
+  triggers_.push_back(Trigger{kind, client, MatchName(name), occurrence, duration_us, label, 0});
+}
+
+void Simulator::FireTriggers(int client, const std::string& name) {
+  for (size_t i = 0; i < triggers_.size(); ++i) {
+    Trigger& t = triggers_[i];
+    if (t.client != client || (t.name != "*" && t.name != name)) continue;
+    if (++t.seen != t.occurrence) continue;  // fires once: `seen` only grows
+    PlanFault(t.kind, now_us_, client, 0, t.kind == SimFault::kPauseClient ? t.duration_us : 0, 0);
+    faults_.back().trigger = static_cast<int>(i);
+  }
 }
 
 void Simulator::StartClient(int client, Task<void> main) {
@@ -261,12 +295,12 @@ void Simulator::StartCall(int client, PendingCall* call) {
   f.node_pending = f.deliver_pending = false;
 
   int64_t delay = DrawDelayUs();
+  std::string name;  // computed once, and only when a matcher or trigger needs it
   if (!matchers_.empty()) {
-    std::string name;
     for (auto& m : matchers_) {
       if (m.client != client) continue;
       if (name.empty()) name = f.cmd.Name();
-      if (m.name == name && ++m.seen == m.occurrence) delay += m.extra_us;
+      if ((m.name == "*" || m.name == name) && ++m.seen == m.occurrence) delay += m.extra_us;
     }
   }
   const bool lost = net_rng_.Chance(config_.net.loss) || Partitioned(client, f.endpoint, now_us_);
@@ -278,6 +312,11 @@ void Simulator::StartCall(int client, PendingCall* call) {
     f.reply = Reply::Timeout();
     f.deliver_pending = true;
     Push(f.deadline_us, kDeliver, static_cast<int32_t>(id), 0);
+  }
+  // Command-triggered faults: the command is on its way; the fault comes next at this instant.
+  if (!triggers_.empty()) {
+    if (name.empty()) name = f.cmd.Name();
+    FireTriggers(client, name);
   }
 }
 
@@ -381,7 +420,10 @@ void Simulator::OnRepl(uint32_t id) {
 void Simulator::OnFault(uint32_t id) {
   const Fault f = faults_[id];
   auto report = [&](int client, const std::string& detail) {
-    if (on_fault_) on_fault_(now_us_, client, f.kind, f.duration_us != 0 ? f.duration_us : f.delta_us, detail);
+    if (!on_fault_) return;
+    const std::string& label = f.trigger >= 0 ? triggers_[static_cast<size_t>(f.trigger)].label : std::string();
+    on_fault_(now_us_, client, f.kind, f.duration_us != 0 ? f.duration_us : f.delta_us,
+              label.empty() ? detail : detail + " " + label);
   };
   auto node_at = [&](int endpoint) -> NodeState& {
     return *nodes_[static_cast<size_t>(endpoint_[static_cast<size_t>(endpoint)])];

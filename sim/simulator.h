@@ -77,9 +77,19 @@ class Simulator {
   // kFailover: at `at` node 0's replica is cut off (nothing more reaches it); at
   // `at + duration` the master dies and the replica takes its place as endpoint 0.
   void PlanFault(SimFault kind, int64_t at_us, int target, int node, int64_t duration_us, int64_t delta_us);
-  // The `occurrence`-th command named `name` (Command::Name()) that `client` sends gets
-  // `extra_us` more one-way delay.
+  // The `occurrence`-th command named `name` (Command::Name(); "*" = any) that `client` sends
+  // gets `extra_us` more one-way delay.
   void DelayMessage(int client, const std::string& name, int occurrence, int64_t extra_us);
+  // A command-triggered client fault: when `client` sends its `occurrence`-th command named
+  // `name` (matched as for DelayMessage; "*" = any command), `kind` (kPauseClient with
+  // `duration_us`, or kCrashClient) is planned at that instant through PlanFault, at the end of
+  // StartCall, after the command has been scheduled: the command still reaches its node, and
+  // the event queue applies the fault before any event of that instant queued after it, so the
+  // reply is gated (pause) or dropped (crash) like any other resumption. Other commands of a
+  // SendAll group started in the same synchronous loop still go out. Each trigger fires at
+  // most once; `label` (e.g. "on its 1st GET") is appended to the fault observer's detail.
+  void PlanFaultOnSend(SimFault kind, int client, const std::string& name, int occurrence, int64_t duration_us,
+                       const std::string& label = "");
 
   // Observers (optional). Command: at execution on a node (true time). Fault: when applied.
   using CommandObserver = std::function<void(int64_t t_us, int client, int node, const Command&, const Reply&)>;
@@ -117,6 +127,7 @@ class Simulator {
   struct ReplItem;
   struct Fault;
   struct Matcher;
+  struct Trigger;
   struct Partition {
     int client, node;
     int64_t from_us, to_us;
@@ -145,6 +156,7 @@ class Simulator {
   void OnFault(uint32_t id);
   bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
   void CountCommand(int client, const Command& cmd);
+  void FireTriggers(int client, const std::string& name);
   uint32_t AllocInFlight();
   void FreeInFlight(uint32_t id);
   Task<void> RunMain(int client, Task<void> main);
@@ -164,6 +176,7 @@ class Simulator {
   std::vector<uint32_t> free_repl_;
   std::vector<Fault> faults_;
   std::vector<Matcher> matchers_;
+  std::vector<Trigger> triggers_;
   std::vector<Partition> partitions_;
   std::vector<int64_t> cmd_by_client_;
   std::vector<std::pair<std::string, int64_t>> cmd_by_name_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace locklab::sim {
@@ -203,6 +204,99 @@ TEST(Simulator, TargetedDelayHitsOnlyTheNamedOccurrence) {
   ASSERT_TRUE(RunOk(sim));
   EXPECT_EQ(seen.at_us[0], 202);
   EXPECT_EQ(seen.at_us[1], 202 + 202 + 7'000);
+  EXPECT_EQ(seen.at_us[2], 202 + 202 + 7'000 + 202);
+}
+
+// What the node executed (true time, client, command name) and which client faults were applied.
+struct Trace {
+  std::vector<std::tuple<int64_t, int, std::string>> executed;
+  std::vector<std::tuple<int64_t, int, SimFault, std::string>> faults;
+  void Attach(Simulator& sim) {
+    sim.set_command_observer([this](int64_t t, int client, int, const Command& c, const Reply&) {
+      executed.emplace_back(t, client, c.Name());
+    });
+    sim.set_fault_observer([this](int64_t t, int client, SimFault kind, int64_t, const std::string& detail) {
+      faults.emplace_back(t, client, kind, detail);
+    });
+  }
+};
+
+TEST(SimulatorOnSend, PauseOnGetHoldsItsReplyAndTheNextCommand) {
+  Simulator sim(Config());
+  Trace trace;
+  trace.Attach(sim);
+  sim.PlanFaultOnSend(SimFault::kPauseClient, 0, "get", 1, 500'000, "on its 1st GET");
+  Seen seen;
+  sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("GET", "k"), Command::Of("SET", "k", "v")}, seen));
+  ASSERT_TRUE(RunOk(sim));
+  // The GET left at 0 and ran at the node at 100, during the pause.
+  ASSERT_EQ(trace.executed.size(), 2u);
+  EXPECT_EQ(trace.executed[0], std::make_tuple(int64_t{100}, 0, std::string("GET")));
+  // Its reply (back at 202, well inside the command timeout) is seen when the pause ends.
+  ASSERT_EQ(seen.replies.size(), 2u);
+  EXPECT_TRUE(seen.replies[0].is_nil()) << ToString(seen.replies[0]);
+  EXPECT_EQ(seen.at_us[0], 500'000);
+  // Only then is the SET sent.
+  EXPECT_EQ(trace.executed[1], std::make_tuple(int64_t{500'100}, 0, std::string("SET")));
+  EXPECT_TRUE(seen.replies[1].is_ok());
+  EXPECT_EQ(seen.at_us[1], 500'202);
+  ASSERT_EQ(trace.faults.size(), 2u);
+  EXPECT_EQ(trace.faults[0], std::make_tuple(int64_t{0}, 0, SimFault::kPauseClient,
+                                             std::string("pause 500 ms on its 1st GET")));
+  EXPECT_EQ(trace.faults[1], std::make_tuple(int64_t{500'000}, 0, SimFault::kPauseClientEnd, std::string("resume")));
+}
+
+TEST(SimulatorOnSend, CrashOnSetnxLetsItLandButNothingAfter) {
+  Simulator sim(Config(2));
+  Trace trace;
+  trace.Attach(sim);
+  sim.PlanFaultOnSend(SimFault::kCrashClient, 0, "SETNX", 1, 0, "on its 1st SETNX");
+  Seen a;
+  sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("SETNX", "k", "v"), Command::Of("EXPIRE", "k", "10")}, a));
+  // Client 1 keeps the run going past the SETNX's arrival.
+  sim.StartClient(1, [](Env& env) -> Task<void> { co_await env.SleepMs(5); }(sim.env(1)));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_TRUE(sim.client_crashed(0));
+  EXPECT_TRUE(a.replies.empty());
+  ASSERT_NE(sim.store(0).Find("k", sim::kSimEpochUs / 1000), nullptr);  // the SETNX landed
+  ASSERT_EQ(trace.executed.size(), 1u);                                  // the EXPIRE was never sent
+  EXPECT_EQ(std::get<2>(trace.executed[0]), "SETNX");
+  EXPECT_EQ(sim.commands_by_client()[0], 1);
+  ASSERT_EQ(trace.faults.size(), 1u);
+  EXPECT_EQ(trace.faults[0], std::make_tuple(int64_t{0}, 0, SimFault::kCrashClient, std::string("crash on its 1st SETNX")));
+}
+
+TEST(SimulatorOnSend, StarMatchesTheNthCommandOfAnyNameOfThatClientOnly) {
+  Simulator sim(Config(2));
+  Trace trace;
+  trace.Attach(sim);
+  sim.PlanFaultOnSend(SimFault::kPauseClient, 0, "*", 2, 10'000);
+  // Client 0 sends the only PING, but this trigger is client 1's: it never fires.
+  sim.PlanFaultOnSend(SimFault::kPauseClient, 1, "PING", 1, 10'000);
+  Seen a, b;
+  sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("PING"), Command::Of("GET", "a"), Command::Of("SET", "a", "1")}, a));
+  sim.StartClient(1, SendEach(sim, sim.env(1), {Command::Of("GET", "b"), Command::Of("GET", "b"), Command::Of("GET", "b")}, b));
+  ASSERT_TRUE(RunOk(sim));
+  ASSERT_EQ(trace.faults.size(), 2u);  // one pause and its end, both client 0's
+  EXPECT_EQ(std::get<1>(trace.faults[0]), 0);
+  EXPECT_EQ(std::get<2>(trace.faults[0]), SimFault::kPauseClient);
+  // It began when the GET (client 0's 2nd command) was sent, i.e. when the PING's reply came.
+  EXPECT_EQ(std::get<0>(trace.faults[0]), a.at_us[0]);
+  ASSERT_EQ(a.replies.size(), 3u);
+  EXPECT_EQ(a.at_us[1], a.at_us[0] + 10'000);  // the GET's reply waited for the pause end
+  EXPECT_LT(a.at_us[2] - a.at_us[1], 1'000);   // the 3rd command: no second pause
+  ASSERT_EQ(b.replies.size(), 3u);
+  EXPECT_LT(b.at_us[2], 1'000);  // client 1 never paused
+}
+
+TEST(Simulator, TargetedDelayWithStarCountsEveryCommand) {
+  Simulator sim(Config());
+  sim.DelayMessage(0, "*", 2, 7'000);
+  Seen seen;
+  sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("SET", "a", "1"), Command::Of("DEL", "a"), Command::Of("GET", "a")}, seen));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_EQ(seen.at_us[0], 202);
+  EXPECT_EQ(seen.at_us[1], 202 + 202 + 7'000);  // the DEL: the 2nd command of any name
   EXPECT_EQ(seen.at_us[2], 202 + 202 + 7'000 + 202);
 }
 
