@@ -13,6 +13,8 @@
 #include "harness/config.h"
 #include "harness/report.h"
 #include "harness/report_text.h"
+#include "harness/scenario.h"
+#include "harness/scenario_cli.h"
 #include "harness/spec_fields.h"
 #include "harness/suite.h"
 
@@ -335,6 +337,18 @@ int CliMain(int argc, char** argv) {
       "suite", "the main job: every algorithm x fault preset (none, gc-pause, net-delay, clock-skew), one table");
   SuiteFlags suite_flags;
   AddSuiteFlags(suite, &suite_flags);
+  CLI::App* scenario = app.add_subcommand(
+      "scenario", "reproduce a race from the documents by name: its broken and fixed variants, verdicts, timelines");
+  ScenarioFlags scenario_flags;
+  AddScenarioFlags(scenario, &scenario_flags);
+  scenario->footer(
+      "\nExamples:\n"
+      "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
+      "  locklab scenario delayed-del --delay-ms 500  a delay that does not cross the TTL: nothing happens\n"
+      "  locklab scenario gc-pause --backend redis    the same on real redis-server processes\n"
+      "  locklab scenario all --backend both          every scenario, one matrix (exit 1 if a verdict differs)\n"
+      "Scenario files: harness/scenarios/<id>.json (the format is in the README).\n"
+      "Exit status: 0 every verdict as expected, 1 a verdict differs or a run did not complete, 2 bad input.\n");
   {
     std::string presets = "\nPresets (base: counter workload, hold 20 ms, ttl 1000 ms):\n";
     for (const SuitePreset& p : SuitePresets()) presets += "  " + p.name + ": " + p.summary + "\n";
@@ -347,24 +361,27 @@ int CliMain(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (app.get_subcommands().empty()) {
       if (argc > 1 && argv[1][0] != '-')
-        return BadInput(std::string("unknown subcommand '") + argv[1] + "' (list, run or suite; see locklab --help)");
+        return BadInput(std::string("unknown subcommand '") + argv[1] + "' (list, run, suite or scenario; see locklab --help)");
       if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)
-        return BadInput("give a subcommand: list, run or suite (see locklab --help)");
+        return BadInput("give a subcommand: list, run, suite or scenario (see locklab --help)");
     }
     return BadInput(e.what());
   }
   try {
     if (list->parsed()) {
       std::fputs(ListText().c_str(), stdout);
+      std::printf("\nScenarios (locklab scenario ID; files in %s):\n", DefaultScenarioDir().c_str());
+      std::fputs(ScenarioListText(DefaultScenarioDir()).c_str(), stdout);
       return kExitOk;
     }
     if (run->parsed()) return RunCommand(run_flags);
     if (suite->parsed()) return SuiteCommand(suite_flags);
+    if (scenario->parsed()) return ScenarioCommand(scenario_flags);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;
   }
-  return BadInput("give a subcommand: list, run or suite (see locklab --help)");
+  return BadInput("give a subcommand: list, run, suite or scenario (see locklab --help)");
 }
 
 }  // namespace locklab

@@ -190,8 +190,39 @@ json ToJson(const RunSpec& spec) {
   j["algorithm_options"] = OptionsJson(spec.algorithm_options);
   j["retry_options"] = OptionsJson(spec.retry_options);
   j["redis"] = spec.redis;
+  if (!spec.client_plans.empty()) {
+    json plans = json::array();
+    for (const ClientPlan& p : spec.client_plans)
+      plans.push_back({{"start_ms", p.start_ms}, {"requests", p.requests}, {"hold_ms", p.hold_ms},
+                       {"acquire_timeout_ms", p.acquire_timeout_ms}});
+    j["client_plans"] = plans;
+  }
   return j;
 }
+
+namespace {
+
+bool ReadClientPlans(const json& v, std::vector<ClientPlan>* out, std::string* error) {
+  if (!v.is_array()) return Fail(error, "'client_plans' must be a list of objects (got " + Shown(v) + ")");
+  const std::vector<std::string> keys = {"start_ms", "requests", "hold_ms", "acquire_timeout_ms"};
+  std::vector<ClientPlan> plans;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string where = "client_plans[" + std::to_string(i) + "]";
+    if (!v[i].is_object()) return Fail(error, Quote(where) + " must be an object (got " + Shown(v[i]) + ")");
+    if (!CheckKeys(v[i], keys, where + ".", error)) return false;
+    ClientPlan p;
+    for (const auto& [key, x] : v[i].items()) {
+      int64_t* field = key == "start_ms" ? &p.start_ms : key == "requests" ? &p.requests
+                     : key == "hold_ms"  ? &p.hold_ms  : &p.acquire_timeout_ms;
+      if (!ReadInt64(x, where + "." + key, -1, std::numeric_limits<int64_t>::max(), field, error)) return false;
+    }
+    plans.push_back(p);
+  }
+  *out = std::move(plans);
+  return true;
+}
+
+}  // namespace
 
 bool FromJson(const json& j, FaultAction* out, const std::string& where, std::string* error) {
   if (!j.is_object()) return Fail(error, Quote(where) + " must be an object (got " + Shown(j) + ")");
@@ -228,7 +259,7 @@ bool FromJson(const json& j, FaultAction* out, const std::string& where, std::st
 
 bool FromJson(const json& j, RunSpec* spec, std::string* error) {
   if (!j.is_object()) return Fail(error, "a run spec must be a JSON object (got " + Shown(j) + ")");
-  std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults"};
+  std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults", "client_plans"};
   std::vector<std::string> fault_keys = {"plan"};
   for (const SpecField& f : SpecFields()) (f.in_faults ? fault_keys : top).push_back(f.key);
   if (!CheckKeys(j, top, "", error)) return false;
@@ -248,6 +279,8 @@ bool FromJson(const json& j, RunSpec* spec, std::string* error) {
           return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + Shown(e) + ")");
         s.redis.push_back(e.get<std::string>());
       }
+    } else if (key == "client_plans") {
+      if (!ReadClientPlans(v, &s.client_plans, error)) return false;
     } else if (key == "faults") {
       if (!v.is_object()) return Fail(error, "'faults' must be an object (got " + Shown(v) + ")");
       if (!CheckKeys(v, fault_keys, "faults.", error)) return false;

@@ -123,10 +123,26 @@ bool ResolveSpec(RunSpec* s, std::string* error) {
       return Fail(error, std::string("fault ") + FaultKindName(a.kind) + ": on_send needs occurrence >= 1");
   }
   if (s->backend == "sim" && !s->redis.empty()) return Fail(error, "--redis only applies to --backend redis");
+  if (!s->client_plans.empty()) {
+    if (static_cast<int>(s->client_plans.size()) != s->clients)
+      return Fail(error, "client_plans has " + std::to_string(s->client_plans.size()) + " entries for " +
+                             std::to_string(s->clients) + " clients (give one per client)");
+    int64_t total = 0;
+    for (size_t i = 0; i < s->client_plans.size(); ++i) {
+      const ClientPlan& p = s->client_plans[i];
+      const std::string where = "client_plans[" + std::to_string(i) + "]";
+      if (p.start_ms < 0 || p.hold_ms < 0) return Fail(error, where + ": start_ms and hold_ms must be >= 0");
+      if (p.requests < 0 || p.requests > kMaxRequests)
+        return Fail(error, where + ": requests must be in [0, " + std::to_string(kMaxRequests) + "]");
+      if (p.acquire_timeout_ms < -1) return Fail(error, where + ": acquire_timeout_ms must be >= 0 (or -1: the run's)");
+      total += p.requests;
+    }
+    s->requests = total;  // what the report shows; the plans decide who makes them
+  }
   return true;
 }
 
-RunResult RunOne(const RunSpec& spec, bool progress) {
+RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   RunResult res;
   res.spec = spec;
   BackendConfig bc;
@@ -190,7 +206,8 @@ RunResult RunOne(const RunSpec& spec, bool progress) {
     lc.app_server = c % app_servers;
     locks.push_back(alg->make(rt->env(c), lc));
     policies.push_back(retry->make(spec.retry_options));
-    rt->StartClient(c, ClientLoop(rt->env(c), *locks.back(), *policies.back(), state));
+    const ClientPlan* plan = spec.client_plans.empty() ? nullptr : &spec.client_plans[static_cast<size_t>(c)];
+    rt->StartClient(c, ClientLoop(rt->env(c), *locks.back(), *policies.back(), state, plan));
   }
 
   RuntimeLimits limits;
@@ -233,6 +250,7 @@ RunResult RunOne(const RunSpec& spec, bool progress) {
   res.counter_final = in.counter_final;
   res.stock_final = state.kind == WorkloadKind::kSeckill ? state.resource.value : 0;
   res.check = CheckAll(history, in);
+  if (keep_events) res.events = history.events();
   // The runtime's frames refer to the locks, policies and state: it goes first.
   rt.reset();
   if (progress) std::fprintf(stderr, "  %s on %s: %lld events\n", spec.algorithm.c_str(), spec.backend.c_str(),

@@ -137,7 +137,7 @@ std::string ReplayCommand(const RunSpec& spec) { return "locklab run " + Join(Re
 
 json RunJson(const RunResult& r) {
   const CheckResult& c = r.check;
-  const std::string replay = ReplayCommand(r.spec);
+  const std::string replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
   json examples = json::array();
   for (const Violation& v : c.safety.examples) examples.push_back(ExampleJson(v, replay));
   const ResourceResult& res = c.resource;

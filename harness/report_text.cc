@@ -128,7 +128,10 @@ std::string EventText(const Event& e) {
     default:
       break;
   }
-  if (e.type != Ev::kCommand && !e.detail.empty()) s += " " + e.detail;
+  // A fault's detail already says what happened ("pause 1500 ms", "resume", "crash").
+  const bool fault = e.type == Ev::kPauseStart || e.type == Ev::kPauseEnd || e.type == Ev::kCrash;
+  if (fault && !e.detail.empty()) s = e.detail;
+  else if (e.type != Ev::kCommand && !e.detail.empty()) s += " " + e.detail;
   if (s.size() > kMaxCell) s = s.substr(0, kMaxCell - 3) + "...";
   return s;
 }

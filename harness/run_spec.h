@@ -26,6 +26,17 @@ struct FaultSpec {
   std::vector<FaultAction> plan;  // explicit faults at given true times
 };
 
+// One client's own program in a scripted run (the scenarios): when it starts, how many requests
+// it makes, how long it works inside each critical section. Times are ms of the client's
+// monotonic clock from the start of the run.
+struct ClientPlan {
+  int64_t start_ms = 0;
+  int64_t requests = 1;
+  int64_t hold_ms = 0;
+  int64_t acquire_timeout_ms = -1;  // -1: the run's acquire_timeout_ms
+  bool operator==(const ClientPlan&) const = default;
+};
+
 struct RunSpec {
   std::string backend = "sim";  // sim | redis
   std::string algorithm = "token";
@@ -49,6 +60,9 @@ struct RunSpec {
   FaultSpec faults;
   std::vector<std::string> redis;     // real backend: existing HOST:PORT servers (empty: start ours)
   int64_t max_duration_ms = 600'000;  // hard cap on one run's true time
+  // Scripted runs: one plan per client (then `requests` and `hold_ms` are not used). Empty:
+  // every client takes requests from the shared pool of `requests`.
+  std::vector<ClientPlan> client_plans;
 };
 
 struct RunResult {
@@ -63,13 +77,16 @@ struct RunResult {
   int64_t commands_dropped = 0;        // kCommand events not kept (history cap)
   int64_t counter_final = 0;           // counter workload
   int64_t stock_final = 0;             // seckill workload
+  std::string replay;                  // the command that replays this run ("": `locklab run` + the spec's flags)
+  std::vector<Event> events;           // the history, when RunOne was asked to keep it
 };
 
 // Fills in defaults (algorithm and retry options, nodes) and checks every field. false + a
 // one-line *error naming the field when the spec cannot be run.
 bool ResolveSpec(RunSpec* spec, std::string* error);
 
-// Runs one spec on its backend. Progress lines go to stderr when `progress` is true.
-RunResult RunOne(const RunSpec& spec, bool progress);
+// Runs one spec on its backend. Progress lines go to stderr when `progress` is true;
+// `keep_events`: RunResult::events gets the whole history (scenario timelines).
+RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events = false);
 
 }  // namespace locklab

@@ -5,7 +5,7 @@ namespace {
 
 // The critical section. Returns after the write (or after deciding not to write, or when the
 // resource refused the read: a stale fence).
-Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s) {
+Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s, int64_t hold_ms) {
   History& h = *s.history;
   const int c = env.client_id();
   int64_t read = 0;
@@ -15,7 +15,7 @@ Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s) {
   }
   h.Add(s.runtime->TrueNowUs(), c, Ev::kRead, read);
   if (s.kind == WorkloadKind::kSeckill && read <= 0) co_return;  // sold out: nothing to do
-  co_await env.SleepMs(s.hold_ms);
+  co_await env.SleepMs(hold_ms);
   const int64_t next = s.kind == WorkloadKind::kCounter ? read + 1 : read - 1;
   const int64_t t = s.runtime->TrueNowUs();
   if (!s.resource.Write(next, lock.fence())) {
@@ -39,13 +39,19 @@ bool ParseWorkload(const std::string& name, WorkloadKind* out) {
   return true;
 }
 
-Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& s) {
+Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& s, const ClientPlan* plan) {
   History& h = *s.history;
   const int c = env.client_id();
-  while (s.requests_left > 0) {  // bounded: every pass consumes one request
-    --s.requests_left;
+  const int64_t hold_ms = plan != nullptr ? plan->hold_ms : s.hold_ms;
+  const int64_t timeout_ms =
+      plan != nullptr && plan->acquire_timeout_ms >= 0 ? plan->acquire_timeout_ms : s.acquire_timeout_ms;
+  int64_t own_left = plan != nullptr ? plan->requests : 0;
+  if (plan != nullptr && plan->start_ms > 0) co_await env.SleepMs(plan->start_ms);
+  // Bounded: every pass consumes one request, from the client's own plan or the shared pool.
+  while (plan != nullptr ? own_left > 0 : s.requests_left > 0) {
+    --(plan != nullptr ? own_left : s.requests_left);
     h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireStart, s.next_request++);
-    AcquireResult r = co_await AcquireWithRetry(env, lock, policy, s.acquire_timeout_ms);
+    AcquireResult r = co_await AcquireWithRetry(env, lock, policy, timeout_ms);
     if (r.outcome != Outcome::kOk) {
       h.Add(s.runtime->TrueNowUs(), c, r.outcome == Outcome::kFail ? Ev::kAcquireFail : Ev::kAcquireUnknown,
             r.attempts);
@@ -53,7 +59,7 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
     }
     h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireOk, r.attempts);
     h.Add(s.runtime->TrueNowUs(), c, Ev::kEnter, lock.fence());
-    co_await CriticalSection(env, lock, s);
+    co_await CriticalSection(env, lock, s, hold_ms);
     h.Add(s.runtime->TrueNowUs(), c, Ev::kExit);
     h.Add(s.runtime->TrueNowUs(), c, Ev::kReleaseStart);
     Outcome o = co_await lock.Release();

@@ -21,6 +21,7 @@
 #include "algorithms/retry.h"
 #include "harness/history.h"
 #include "harness/runtime.h"
+#include "harness/run_spec.h"
 
 namespace locklab {
 
@@ -61,7 +62,10 @@ struct WorkloadState {
   Runtime* runtime = nullptr;
 };
 
-// The main task of one client. `lock`, `policy` and `state` must outlive the task.
-Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& state);
+// The main task of one client. `lock`, `policy`, `state` and `plan` must outlive the task.
+// plan == nullptr: take requests from the shared pool (state.requests_left) with state.hold_ms;
+// otherwise wait plan->start_ms, then make plan->requests requests of its own.
+Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& state,
+                      const ClientPlan* plan = nullptr);
 
 }  // namespace locklab
