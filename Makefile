@@ -5,7 +5,12 @@ JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 PKGS := g++ cmake make pkg-config libhiredis-dev libevent-dev nlohmann-json3-dev libcli11-dev \
         libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-tools
 
-.PHONY: all deps build test run bench clean
+# What `make plots` needs on top: Jupyter's nbconvert, a Python kernel, pandas and matplotlib.
+PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib
+# Debian's own Python runs the notebooks (its packages are the ones installed above).
+PYTHON := /usr/bin/python3
+
+.PHONY: all deps plot-deps build test run bench plots retry-study clean
 
 all: build
 
@@ -25,6 +30,9 @@ deps:
 	  fi; \
 	fi
 
+plot-deps:
+	@$(MAKE) --no-print-directory deps PKGS="$(PLOT_PKGS)"
+
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 
@@ -40,5 +48,45 @@ run: build
 bench: build
 	./$(BUILD)/locklab_bench
 
+# Executes every notebook headless; each writes its PNGs into results/plots/ from the committed
+# JSON reports (nothing is re-run). The executed copies go to build/notebooks/.
+plots: plot-deps
+	@mkdir -p results/plots $(BUILD)/notebooks
+	@for nb in notebooks/*.ipynb; do \
+	  echo "make: executing $$nb"; \
+	  PYDEVD_DISABLE_FILE_VALIDATION=1 $(PYTHON) -m jupyter nbconvert --to notebook --execute \
+	    --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 \
+	    --output-dir $(BUILD)/notebooks "$$nb" > $(BUILD)/notebooks/nbconvert.log 2>&1 \
+	    || { cat $(BUILD)/notebooks/nbconvert.log; echo "make: $$nb failed"; exit 1; }; \
+	done
+	@ls results/plots/*.png
+
+# The retry-strategy study (slow: several minutes on real Redis): regenerates results/retry/.
+retry-study: build
+	./$(BUILD)/locklab run --config harness/experiments/retry-strategies.json --backend sim --out results/retry/sim.json --quiet
+	./$(BUILD)/locklab run --config harness/experiments/retry-strategies.json --backend redis --out results/retry/redis.json --quiet
+
 clean:
 	rm -rf $(BUILD)
+
+# The peer benchmark (README "Peer benchmark"): locklab next to node-redlock, redis-semaphore and
+# redis-py's Lock on the same redis-server processes. On top of PKGS it needs Debian's redis-py and
+# Node.js with npm; npm installs the Node.js peers pinned in harness/peers/package-lock.json into
+# $(BUILD)/peers/node_modules (again only when the lock file changed).
+PEER_PKGS := python3-redis nodejs
+.PHONY: peer-deps bench-peers
+
+peer-deps:
+	@$(MAKE) --no-print-directory deps PKGS="$(PEER_PKGS)"
+	@command -v npm >/dev/null 2>&1 || { echo "make: npm is missing (Debian: apt-get install npm)"; exit 1; }
+	@mkdir -p $(BUILD)/peers
+	@if [ ! -d $(BUILD)/peers/node_modules ] || ! cmp -s harness/peers/package-lock.json $(BUILD)/peers/.installed-lock; then \
+	  echo "make: installing the Node.js peers (harness/peers/package-lock.json) into $(BUILD)/peers"; \
+	  cp harness/peers/package.json harness/peers/package-lock.json $(BUILD)/peers/ && \
+	  (cd $(BUILD)/peers && npm ci --no-audit --no-fund --loglevel=error) && \
+	  cp harness/peers/package-lock.json $(BUILD)/peers/.installed-lock || exit 1; \
+	fi
+
+bench-peers: peer-deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target locklab
+	./$(BUILD)/locklab bench-peers --peers-dir $(BUILD)/peers --out results/bench/peers.json

@@ -17,18 +17,26 @@ class RetryPolicy {
  public:
   virtual ~RetryPolicy() = default;
   // Waits before attempt number `attempt` (2, 3, ...). `waited_us` is how long this acquisition
-  // has been going on (monotonic). `hint_ms` is the lock's retry_hint_ms().
+  // has been going on (monotonic). `hint_ms` is the lock's retry_hint_ms(). May return without
+  // suspending (a spin: the next attempt follows at once).
   virtual Task<void> Wait(Env& env, int attempt, int64_t waited_us, int64_t hint_ms) = 0;
   // false: give up after the first attempt (policy "once").
   virtual bool retries() const { return true; }
+  // Called by the workload after this client released the lock (whatever the outcome), so that
+  // a policy whose waiters sleep until a release can wake them (PUBLISH, a push to a list).
+  virtual Task<void> AfterRelease(Env& env) { co_return; }
 };
 
 struct RetryInfo {
   std::string name;
   std::string summary;
   std::vector<OptionSpec> options;
-  std::unique_ptr<RetryPolicy> (*make)(const Options& resolved) = nullptr;
+  // `lock_key`: the lock's key; wake-up policies derive their channel / list names from it.
+  std::unique_ptr<RetryPolicy> (*make)(const Options& resolved, const std::string& lock_key) = nullptr;
 };
+
+// An integer option of a resolved policy (0 when absent or not a number: Resolve checks them).
+int64_t RetryIntOption(const Options& o, const std::string& name);
 
 const std::vector<RetryInfo>& RetryPolicies();
 const RetryInfo* FindRetryPolicy(const std::string& name);

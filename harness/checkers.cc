@@ -532,6 +532,7 @@ CheckResult CheckAll(const History& h, const CheckInput& in) {
   r.resource = CheckResource(h, in);
   r.liveness = CheckLiveness(h, in);
   r.latency = CheckLatency(h, in);
+  r.fairness = CheckFairness(h, in);
   return r;
 }
 
@@ -551,7 +552,50 @@ LatencySummary Summarize(std::vector<double> samples_ms) {
   s.p99 = at_percent(99);
   s.max = samples_ms.back();
   s.mean = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
+  for (int permille : kCdfPermille) {
+    const size_t rank = (static_cast<size_t>(permille) * n + 999) / 1000;
+    s.cdf.push_back(samples_ms[std::max<size_t>(rank, 1) - 1]);
+  }
   return s;
+}
+
+FairnessResult CheckFairness(const History& h, const CheckInput& in) {
+  std::vector<Event> storage;
+  const std::vector<Event>& ev = InTimeOrder(h, storage);
+  std::vector<int64_t> acquired(ClientSlots(ev), 0);
+  std::vector<int64_t> started_us(ClientSlots(ev), kNever);
+  std::vector<bool> active(ClientSlots(ev), false);
+  FairnessResult r;
+  for (const Event& e : ev) {
+    if (e.client < 0) continue;
+    const size_t c = static_cast<size_t>(e.client);
+    switch (e.type) {
+      case Ev::kAcquireStart:
+        started_us[c] = e.t_us;
+        active[c] = true;
+        break;
+      case Ev::kAcquireOk:
+      case Ev::kAcquireFail:
+      case Ev::kAcquireUnknown:
+        if (e.type == Ev::kAcquireOk) ++acquired[c];
+        if (started_us[c] != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(e.t_us - started_us[c]));
+        started_us[c] = kNever;
+        break;
+      default: break;
+    }
+  }
+  // A request still waiting when the run ended waited until the end.
+  for (int64_t s : started_us)
+    if (s != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(EffectiveEnd(ev, in) - s));
+  double sum = 0, sum_sq = 0;
+  for (size_t c = 0; c < acquired.size(); ++c) {
+    if (!active[c]) continue;
+    ++r.clients;
+    sum += static_cast<double>(acquired[c]);
+    sum_sq += static_cast<double>(acquired[c]) * static_cast<double>(acquired[c]);
+  }
+  r.jain_index = sum_sq > 0 ? sum * sum / (static_cast<double>(r.clients) * sum_sq) : 0;
+  return r;
 }
 
 }  // namespace locklab

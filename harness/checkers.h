@@ -53,9 +53,15 @@ struct LivenessResult {
   double stuck_ms_max = 0;       // longest stretch with a waiter and no live holder
 };
 
+// Where the latency CDF is sampled, in permille (0 = min, 1000 = max).
+inline constexpr int kCdfPermille[] = {0,   10,  25,  50,  75,  100, 125, 150, 175, 200, 225, 250, 275, 300, 325,
+                                       350, 375, 400, 425, 450, 475, 500, 525, 550, 575, 600, 625, 650, 675, 700,
+                                       725, 750, 775, 800, 825, 850, 875, 900, 925, 950, 975, 990, 999, 1000};
+
 struct LatencySummary {
   int64_t count = 0;
   double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;  // milliseconds
+  std::vector<double> cdf;  // the value at each kCdfPermille (empty when count == 0)
 };
 
 struct LatencyResult {
@@ -63,6 +69,13 @@ struct LatencyResult {
   LatencySummary hold;     // kEnter -> kExit
   LatencySummary release;  // kReleaseStart -> kReleaseOk/Fail/Unknown
   LatencySummary request;  // kAcquireStart -> end of the request (release done, or gave up)
+};
+
+// How evenly the lock was shared (the retry study).
+struct FairnessResult {
+  int64_t clients = 0;     // clients that started at least one request
+  double jain_index = 0;   // Jain's index (sum x)^2 / (n * sum x^2) over acquisitions per client: 1 = equal
+  double max_wait_ms = 0;  // the longest one request waited for the lock, acquired or given up
 };
 
 struct CheckInput {
@@ -80,12 +93,14 @@ struct CheckResult {
   ResourceResult resource;
   LivenessResult liveness;
   LatencyResult latency;
+  FairnessResult fairness;
 };
 
 SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in);
 ResourceResult CheckResource(const History& h, const CheckInput& in);
 LivenessResult CheckLiveness(const History& h, const CheckInput& in);
 LatencyResult CheckLatency(const History& h, const CheckInput& in);
+FairnessResult CheckFairness(const History& h, const CheckInput& in);
 CheckResult CheckAll(const History& h, const CheckInput& in);
 
 // Percentiles by nearest rank over a copy of `samples_ms` (empty -> all zero).

@@ -142,6 +142,9 @@ bool BuildRequest(const RunFlags& f, RunRequest* out, std::string* error) {
     }
     if (key == "retry") base.retry_options = Options();
     if (key == "seed") cfg.seeds.clear();
+    // A flag fixes what the file would sweep.
+    const std::string swept = field->in_faults ? "faults." + key : key;
+    std::erase_if(cfg.sweep, [&](const auto& entry) { return entry.first == swept; });
   }
   for (const std::string& text : f.opts) {
     Options o;
@@ -166,6 +169,24 @@ bool BuildRequest(const RunFlags& f, RunRequest* out, std::string* error) {
   }
   if (f.redis_o->count() > 0) base.redis = SplitComma(f.redis);
   out->specs = ExpandSweep(cfg);
+  if (!cfg.sweep.empty()) {  // the report's config must read back as the same runs
+    nlohmann::json c = ToJson(cfg.base);
+    if (!cfg.algorithms.empty()) {
+      c.erase("algorithm");
+      c.erase("algorithm_options");
+      std::vector<std::string> names;
+      for (const auto& a : cfg.algorithms) names.push_back(a.ToString());
+      c["algorithms"] = names;
+    }
+    if (!cfg.seeds.empty()) {
+      c.erase("seed");
+      c["seeds"] = cfg.seeds;
+    }
+    nlohmann::json sweep = nlohmann::json::object();
+    for (const auto& [key, values] : cfg.sweep) sweep[key] = values;
+    c["sweep"] = sweep;
+    out->sweep_config = c;
+  }
   out->out = f.out;
   out->quiet = f.quiet;
   out->progress = !f.no_progress;
@@ -232,7 +253,9 @@ int RunCommand(const RunFlags& flags) {
     std::fputs(RunsTable(results).c_str(), stdout);
     PrintFirstViolation(results);
   }
-  if (!WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results))), &error)) {
+  nlohmann::json report = BuildReport(results, MakeReportContext(results));
+  if (!req.sweep_config.is_null()) report["config"] = req.sweep_config;
+  if (!WriteFileAtomic(path, ReportText(report), &error)) {
     std::fprintf(stderr, "locklab: %s\n", OneLine(error).c_str());
     return kExitInternal;
   }

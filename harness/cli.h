@@ -5,6 +5,7 @@
 // "locklab: <problem>" on stderr. --help and --version exit 0.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct RunRequest {
   std::string out;             // report path ("" = the default)
   bool quiet = false;
   bool progress = true;
+  nlohmann::json sweep_config;  // a config with a "sweep": the report's config (null otherwise)
 };
 // `args` are the words after "locklab run". The config file (--config) is read here; flags
 // override its values: --algorithm replaces the file's algorithm(s) and their options, --seed

@@ -386,6 +386,10 @@ bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
   if (!src->is_object()) return Fail(error, "a config must be a JSON object (got " + Shown(*src) + ")");
   json j = *src;
   ConfigFile c = *cfg;
+  if (j.contains("comment")) {  // free text for the reader of the file
+    if (!j["comment"].is_string()) return Fail(error, "'comment' must be a string");
+    j.erase("comment");
+  }
   if (j.contains("algorithms")) {
     if (j.contains("algorithm") || j.contains("algorithm_options"))
       return Fail(error, "give either 'algorithm' (with 'algorithm_options') or 'algorithms', not both");
@@ -416,8 +420,26 @@ bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
     }
     j.erase("seeds");
   }
+  if (j.contains("sweep")) {
+    const json& sw = j["sweep"];
+    if (!sw.is_object() || sw.empty())
+      return Fail(error, "'sweep' must be an object of lists, e.g. {\"retry\": [\"no3\", \"backoff\"], \"clients\": [10, 100]}");
+    c.sweep.clear();
+    for (const auto& [key, values] : sw.items()) {
+      if (!values.is_array() || values.empty())
+        return Fail(error, "'sweep." + key + "' must be a non-empty list (got " + Shown(values) + ")");
+      // Every value must apply on its own: check each now, so a bad one fails before any run.
+      for (const json& v : values) {
+        RunSpec probe;
+        if (!ApplySweepValue(key, v, &probe, error)) return Fail(error, "'sweep." + key + "': " + *error);
+      }
+      c.sweep.emplace_back(key, std::vector<json>(values.begin(), values.end()));
+    }
+    j.erase("sweep");
+  }
   if (!FromJson(j, &c.base, error)) return false;
-  const size_t runs = std::max<size_t>(c.algorithms.size(), 1) * std::max<size_t>(c.seeds.size(), 1);
+  size_t runs = std::max<size_t>(c.algorithms.size(), 1) * std::max<size_t>(c.seeds.size(), 1);
+  for (const auto& [key, values] : c.sweep) runs = std::min<size_t>(runs * values.size(), kMaxSweepRuns + 1);
   if (runs > kMaxSweepRuns)
     return Fail(error, "the sweep has " + std::to_string(runs) + " runs (limit " + std::to_string(kMaxSweepRuns) + ")");
   *cfg = c;
@@ -445,20 +467,51 @@ bool LoadConfigFile(const std::string& path, ConfigFile* cfg, std::string* error
   return true;
 }
 
+bool ApplySweepValue(const std::string& key, const json& value, RunSpec* spec, std::string* error) {
+  if (key == "retry") {
+    AlgorithmChoice c;  // the same NAME[:opt=v,...] form
+    if (!value.is_string() || !ParseAlgorithmChoice(value.get<std::string>(), &c, error))
+      return Fail(error, "a retry policy is \"NAME[:opt=v,...]\" (got " + Shown(value) + ")");
+    spec->retry = c.name;
+    spec->retry_options = c.options;
+    return true;
+  }
+  if (key == "algorithm" || key == "seed")
+    return Fail(error, "use the lists 'algorithms' and 'seeds' for " + key);
+  const bool in_faults = key.rfind("faults.", 0) == 0;
+  const SpecField* f = FindSpecField(in_faults ? key.substr(7) : key, in_faults);
+  if (f == nullptr) return Fail(error, "not a scalar run field (e.g. clients, hold_ms, ttl_ms, faults.net_delay_ms, retry)");
+  return ReadField(*f, value, spec, error);
+}
+
 std::vector<RunSpec> ExpandSweep(const ConfigFile& cfg) {
   std::vector<AlgorithmChoice> algs = cfg.algorithms;
   if (algs.empty()) algs.push_back({cfg.base.algorithm, cfg.base.algorithm_options});
   std::vector<uint64_t> seeds = cfg.seeds;
   if (seeds.empty()) seeds.push_back(cfg.base.seed);
+  // The sweep's combinations, as specs built from the base (values were checked when read).
+  std::vector<RunSpec> combos = {cfg.base};
+  for (const auto& [key, values] : cfg.sweep) {
+    std::vector<RunSpec> next;
+    for (const RunSpec& c : combos)
+      for (const json& v : values) {
+        RunSpec s = c;
+        std::string ignored;
+        ApplySweepValue(key, v, &s, &ignored);
+        next.push_back(std::move(s));
+      }
+    combos = std::move(next);
+  }
   std::vector<RunSpec> out;
   for (const auto& a : algs)
-    for (uint64_t seed : seeds) {
-      RunSpec s = cfg.base;
-      s.algorithm = a.name;
-      s.algorithm_options = a.options;
-      s.seed = seed;
-      out.push_back(s);
-    }
+    for (const RunSpec& combo : combos)
+      for (uint64_t seed : seeds) {
+        RunSpec s = combo;
+        s.algorithm = a.name;
+        s.algorithm_options = a.options;
+        s.seed = seed;
+        out.push_back(s);
+      }
   return out;
 }
 

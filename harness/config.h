@@ -43,11 +43,16 @@ std::string FaultFlag(const FaultAction& action);
 // A config file: the fields of a RunSpec, plus optional sweep lists
 //   "algorithms": ["token", "timestamp:recovery=del"]  (instead of algorithm/algorithm_options)
 //   "seeds": [1, 2, 3]                                   (instead of seed)
+//   "sweep": {"retry": ["no3", "backoff:cap-ms=50"], "clients": [10, 100], "faults.net_delay_ms": [0, 1]}
+//            any scalar run field (fault fields as "faults.KEY"), "retry" as "NAME[:opt=v,...]";
+//            every combination is run (keys in the order given, the last varying fastest)
+//   "comment": "..."                                     (ignored: free text for the reader)
 // A locklab report is accepted too: its "config" is used.
 struct ConfigFile {
   RunSpec base;
   std::vector<AlgorithmChoice> algorithms;  // empty: base.algorithm with base.algorithm_options
   std::vector<uint64_t> seeds;              // empty: base.seed
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> sweep;  // checked when read
 };
 constexpr size_t kMaxSweepRuns = 100'000;
 
@@ -55,7 +60,10 @@ constexpr size_t kMaxSweepRuns = 100'000;
 bool ConfigFromJson(const nlohmann::json& j, ConfigFile* cfg, std::string* error);
 // Reads and parses the file; messages start with the path.
 bool LoadConfigFile(const std::string& path, ConfigFile* cfg, std::string* error);
-// The cartesian product algorithms x seeds, algorithm-major. Specs are not resolved.
+// The cartesian product algorithms x sweep x seeds, algorithm-major. Specs are not resolved.
 std::vector<RunSpec> ExpandSweep(const ConfigFile& cfg);
+// Sets one sweep value ("retry": "NAME[:opts]", or a scalar field; "faults.KEY" for a fault
+// field) on *spec. false + *error when the key or the value does not fit.
+bool ApplySweepValue(const std::string& key, const nlohmann::json& value, RunSpec* spec, std::string* error);
 
 }  // namespace locklab

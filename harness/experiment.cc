@@ -202,10 +202,12 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   const int app_servers = std::max(1, spec.app_servers);
   lc.local_mutexes = std::make_shared<LocalMutexes>();
   lc.local_mutexes->holder.assign(static_cast<size_t>(app_servers), -1);
+  const std::string shared_key = lc.key;
   for (int c = 0; c < spec.clients; ++c) {
+    lc.key = spec.key_per_client ? shared_key + ":" + std::to_string(c) : shared_key;
     lc.app_server = c % app_servers;
     locks.push_back(alg->make(rt->env(c), lc));
-    policies.push_back(retry->make(spec.retry_options));
+    policies.push_back(retry->make(spec.retry_options, lc.key));
     const ClientPlan* plan = spec.client_plans.empty() ? nullptr : &spec.client_plans[static_cast<size_t>(c)];
     rt->StartClient(c, ClientLoop(rt->env(c), *locks.back(), *policies.back(), state, plan));
   }

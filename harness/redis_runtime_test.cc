@@ -593,7 +593,9 @@ TEST_P(OnSend, PauseOnGetHoldsItsReplyAndTheNextCommandUntilThePauseEnds) {
   EXPECT_LT(start_us, 50'000);
   EXPECT_EQ(start_detail, "pause 300 ms on its 1st GET");
   EXPECT_GE(end_us, 300'000);
-  if (real()) EXPECT_TRUE(AnyNote(*rt, "pause client 0 on its 1st GET: planned 300.0 ms, applied "));
+  if (real()) {
+    EXPECT_TRUE(AnyNote(*rt, "pause client 0 on its 1st GET: planned 300.0 ms, applied "));
+  }
 }
 
 TEST_P(OnSend, CrashOnSetnxLetsItLandButNothingAfter) {

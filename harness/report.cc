@@ -31,9 +31,15 @@ double R3(double x) {
 }
 double UsToMs(int64_t us) { return R3(static_cast<double>(us) / 1000.0); }
 
-json LatencyJson(const LatencySummary& s) {
-  return {{"count", s.count}, {"p50", R3(s.p50)}, {"p90", R3(s.p90)},
-          {"p99", R3(s.p99)}, {"max", R3(s.max)}, {"mean", R3(s.mean)}};
+json LatencyJson(const LatencySummary& s, bool with_cdf = false) {
+  json j = {{"count", s.count}, {"p50", R3(s.p50)}, {"p90", R3(s.p90)},
+            {"p99", R3(s.p99)}, {"max", R3(s.max)}, {"mean", R3(s.mean)}};
+  if (with_cdf) {  // [[percent, ms], ...] for plots
+    json cdf = json::array();
+    for (size_t i = 0; i < s.cdf.size(); ++i) cdf.push_back({kCdfPermille[i] / 10.0, R3(s.cdf[i])});
+    j["cdf"] = cdf;
+  }
+  return j;
 }
 
 // [[a, b], ...]: pairs of clients that held at the same instant.
@@ -166,7 +172,10 @@ json RunJson(const RunResult& r) {
   json latency = {{"acquire", LatencyJson(c.latency.acquire)},
                   {"hold", LatencyJson(c.latency.hold)},
                   {"release", LatencyJson(c.latency.release)},
-                  {"request", LatencyJson(c.latency.request)}};
+                  {"request", LatencyJson(c.latency.request, /*with_cdf=*/true)}};
+  json fairness = {{"clients", c.fairness.clients},
+                   {"jain_index", R3(c.fairness.jain_index)},
+                   {"max_wait_ms", R3(c.fairness.max_wait_ms)}};
   json by_name = json::object();
   for (const auto& [name, n] : r.commands.by_name) by_name[name] = n;
   // Per acquisition that succeeded; 0 when none did (the count of commands still tells).
@@ -185,6 +194,7 @@ json RunJson(const RunResult& r) {
           {"safety", safety},
           {"liveness", liveness},
           {"latency_ms", latency},
+          {"fairness", fairness},
           {"redis", redis},
           {"throughput_per_s", R3(seconds > 0 ? static_cast<double>(l.acquired) / seconds : 0)},
           {"duration_ms", UsToMs(r.duration_us)},

@@ -34,7 +34,7 @@ RunResult FakeResult(const std::string& algorithm, uint64_t seed) {
   r.commands.by_name = {{"SET", 20}, {"compare_and_delete", 10}};
   r.check.liveness.acquired = 9;
   r.check.liveness.stuck_ms_max = 1.0 / 3.0;
-  r.check.latency.acquire = {9, 1.0, 2.0, 1.23456, 4.0, 1.5};
+  r.check.latency.acquire = {9, 1.0, 2.0, 1.23456, 4.0, 1.5, {}};
   r.check.safety.violations = 1;
   r.check.safety.overlap_ms_total = 250;
   r.check.safety.max_concurrent_holders = 2;

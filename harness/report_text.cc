@@ -59,6 +59,19 @@ std::string RunsTable(const std::vector<RunResult>& runs) {
                                      "max holders", "lost",    "oversold",   "stale acc", "acquired",
                                      "failed",      "unknown", "p99 acq ms", "cmds/acq"};
   if (many_seeds) header.insert(header.begin() + 1, "seed");
+  // A column for every other scalar field a sweep varies (clients, hold_ms, ...).
+  std::vector<const SpecField*> varying;
+  for (const SpecField& f : SpecFields()) {
+    const std::string key = f.key;
+    if (key == "algorithm" || key == "seed" || key == "retry" || f.in_faults) continue;
+    for (const RunResult& r : runs)
+      if (!FieldEquals(f, r.spec, runs[0].spec)) {
+        varying.push_back(&f);
+        break;
+      }
+  }
+  const size_t first_varying = many_seeds ? 3 : 2;  // after algorithm, (seed,) retry
+  for (size_t k = 0; k < varying.size(); ++k) header.insert(header.begin() + first_varying + k, varying[k]->key);
   TextTable t(header);
   std::string incomplete;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -86,6 +99,8 @@ std::string RunsTable(const std::vector<RunResult>& runs) {
                                     Ms(c.latency.acquire.p99),
                                     Fixed(per_acq, 2)};
     if (many_seeds) row.insert(row.begin() + 1, std::to_string(r.spec.seed));
+    for (size_t k = 0; k < varying.size(); ++k)
+      row.insert(row.begin() + first_varying + k, FieldText(*varying[k], r.spec));
     t.AddRow(row);
   }
   return t.ToString() + incomplete;

@@ -59,6 +59,11 @@ struct RunSpec {
   uint64_t seed = 1;
   FaultSpec faults;
   std::vector<std::string> redis;     // real backend: existing HOST:PORT servers (empty: start ours)
+  // Each client locks a key of its own (the lock key + ":" + client number) instead of all sharing
+  // one: uncontended benchmarks (locklab bench-peers). Not a flag and not in reports; the checkers
+  // still judge all clients together (overlaps across keys, one shared counter), so split the
+  // history by key to judge it (harness/bench_peers.h).
+  bool key_per_client = false;
   int64_t max_duration_ms = 600'000;  // hard cap on one run's true time
   // Scripted runs: one plan per client (then `requests` and `hold_ms` are not used). Empty:
   // every client takes requests from the shared pool of `requests`.
