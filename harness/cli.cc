@@ -9,6 +9,7 @@
 
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
+#include "harness/bench_peers.h"
 #include "harness/cli_list.h"
 #include "harness/config.h"
 #include "harness/report.h"
@@ -364,6 +365,10 @@ int CliMain(int argc, char** argv) {
       "scenario", "reproduce a race from the documents by name: its broken and fixed variants, verdicts, timelines");
   ScenarioFlags scenario_flags;
   AddScenarioFlags(scenario, &scenario_flags);
+  CLI::App* bench_peers = app.add_subcommand(
+      "bench-peers", "locklab next to node-redlock, redis-semaphore and redis-py's Lock on the same servers");
+  BenchPeersOptions bench_peers_options;
+  AddBenchPeersFlags(bench_peers, &bench_peers_options);
   scenario->footer(
       "\nExamples:\n"
       "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
@@ -400,6 +405,7 @@ int CliMain(int argc, char** argv) {
     if (run->parsed()) return RunCommand(run_flags);
     if (suite->parsed()) return SuiteCommand(suite_flags);
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
+    if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

@@ -1,0 +1,295 @@
+#!/usr/bin/env node
+// node_peer.js: drives a Node.js Redis lock library for `locklab bench-peers`.
+//
+//   node node_peer.js --lib redlock|semaphore-mutex|semaphore-redlock --ports P[,P...] --events FILE
+//        [--clients N] (--duration-ms MS | --count N) [--key K] [--key-per-client] [--ttl-ms MS]
+//        [--acquire-timeout-ms MS] [--setting default|tuned] [--retry-ms MS] [--hold-ms MS]
+//        [--counter-file FILE] [--announce] [--client-base B] [--deadline-ms MS]
+//
+// Libraries (installed by `make bench-peers` into BUILD/peers/node_modules; NODE_PATH points there):
+//   redlock            node-redlock 4.x: new Redlock(clients).lock(key, ttl) / lock.unlock()
+//   semaphore-mutex    redis-semaphore: new Mutex(client, key, {lockTimeout}).tryAcquire() / release()
+//   semaphore-redlock  redis-semaphore: new RedlockMutex(clients, key, {lockTimeout}) (several nodes)
+// Each client has its own ioredis connection to every port (ioredis defaults). --setting default
+// leaves every option of the library at its documented default except the lock's TTL and, for
+// redis-semaphore, the acquire timeout (the workload's); --setting tuned sets the retry delay to
+// --retry-ms (node-redlock: retryDelay, retryJitter = retry-ms/2, retryCount = what fits in the
+// acquire timeout; redis-semaphore: retryInterval).
+//
+// Every client loops: acquire_start, acquire (the library's own retries), acquire_ok |
+// acquire_fail, enter (reads the counter), yields to the event loop (or sleeps --hold-ms),
+// exit (writes counter + 1), release_ok | release_fail. Requests stop when --duration-ms has
+// passed since the start or when the --count pool (shared by the process's clients) is empty.
+// The counter lives in this process, or in --counter-file (shared by processes: the pause test).
+//
+// Output: one JSON line per event in --events (t_us = CLOCK_MONOTONIC in µs, from
+// process.hrtime.bigint()), written when the run ends (also on SIGTERM and on an uncaught
+// exception, e.g. redis-semaphore's default onLockLost, which throws: that is recorded as a
+// `crash` event of every client of the process, which then exits with status 70); with
+// --announce, a line {"holding": true, ...} on stdout the first time a client enters; at the
+// end one summary line on stdout. Exit status: 0 done, 2 bad arguments, 3 --deadline-ms hit,
+// 70 crashed.
+'use strict';
+
+const fs = require('fs');
+
+function usage(msg) {
+  process.stderr.write(`node_peer.js: ${msg}\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const a = {
+    lib: '', ports: [], host: '127.0.0.1', clients: 1, durationMs: 0, count: 0, key: 'locklab:peer',
+    keyPerClient: false, ttlMs: 10000, acquireTimeoutMs: 10000, setting: 'default', retryMs: 10, holdMs: 0,
+    counterFile: '', announce: false, clientBase: 0, events: '', deadlineMs: 60000,
+  };
+  const num = (name, v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) usage(`${name} wants a number >= 0, got '${v}'`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    const v = () => {
+      if (i + 1 >= argv.length) usage(`${k} needs a value`);
+      return argv[++i];
+    };
+    switch (k) {
+      case '--lib': a.lib = v(); break;
+      case '--ports': a.ports = v().split(',').filter(Boolean).map((p) => num('--ports', p)); break;
+      case '--host': a.host = v(); break;
+      case '--clients': a.clients = num(k, v()); break;
+      case '--duration-ms': a.durationMs = num(k, v()); break;
+      case '--count': a.count = num(k, v()); break;
+      case '--key': a.key = v(); break;
+      case '--key-per-client': a.keyPerClient = true; break;
+      case '--ttl-ms': a.ttlMs = num(k, v()); break;
+      case '--acquire-timeout-ms': a.acquireTimeoutMs = num(k, v()); break;
+      case '--setting': a.setting = v(); break;
+      case '--retry-ms': a.retryMs = num(k, v()); break;
+      case '--hold-ms': a.holdMs = num(k, v()); break;
+      case '--counter-file': a.counterFile = v(); break;
+      case '--announce': a.announce = true; break;
+      case '--client-base': a.clientBase = num(k, v()); break;
+      case '--events': a.events = v(); break;
+      case '--deadline-ms': a.deadlineMs = num(k, v()); break;
+      default: usage(`unknown argument '${k}'`);
+    }
+  }
+  if (!['redlock', 'semaphore-mutex', 'semaphore-redlock'].includes(a.lib))
+    usage('--lib must be redlock, semaphore-mutex or semaphore-redlock');
+  if (a.ports.length === 0) usage('--ports is required');
+  if (!a.events) usage('--events is required');
+  if ((a.durationMs > 0) === (a.count > 0)) usage('give one of --duration-ms and --count');
+  if (a.clients < 1 || a.clients > 1000) usage('--clients must be in [1, 1000]');
+  if (!['default', 'tuned'].includes(a.setting)) usage('--setting must be default or tuned');
+  if (a.host !== '127.0.0.1' && a.host !== 'localhost') usage('only loopback hosts');
+  if (a.lib === 'semaphore-mutex' && a.ports.length !== 1) usage('semaphore-mutex takes one port');
+  return a;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const Redis = require('ioredis');
+
+// --- Commands the clients send, by name (counted once the clients are connected). ---
+const sent = {};
+let counting = false;
+{
+  const orig = Redis.prototype.sendCommand;
+  Redis.prototype.sendCommand = function (command, stream) {
+    if (counting && command && command.name) sent[command.name] = (sent[command.name] || 0) + 1;
+    return orig.call(this, command, stream);
+  };
+}
+
+// --- Events. ---
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+const lines = [];
+function ev(client, name, extra) {
+  let s = `{"t_us":${nowUs()},"client":${client},"ev":"${name}"`;
+  if (extra !== undefined) {
+    for (const [k, v] of Object.entries(extra)) s += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+  }
+  lines.push(s + '}');
+}
+
+// --- The library behind one interface: acquire(client, key) -> handle | null; release(handle) -> bool. ---
+function versionOf(pkg) {
+  try {
+    return require(`${pkg}/package.json`).version;
+  } catch (e) {
+    return 'unknown';
+  }
+}
+
+function makeAdapter(a, connsOf) {
+  const tuned = a.setting === 'tuned';
+  if (a.lib === 'redlock') {
+    const Redlock = require('redlock');
+    const opts = {};
+    if (tuned) {
+      opts.retryDelay = a.retryMs;
+      opts.retryJitter = Math.floor(a.retryMs / 2);
+      opts.retryCount = Math.max(1, Math.ceil(a.acquireTimeoutMs / Math.max(1, a.retryMs)));
+    }
+    const per = [];
+    return {
+      name: 'node-redlock', version: versionOf('redlock'), options: opts,
+      acquire: async (c, key) => {
+        if (!per[c]) per[c] = new Redlock(connsOf(c), opts);
+        return await per[c].lock(key, a.ttlMs);
+      },
+      release: async (lock) => {
+        await lock.unlock();
+        return true;
+      },
+    };
+  }
+  const sem = require('redis-semaphore');
+  const opts = { lockTimeout: a.ttlMs, acquireTimeout: a.acquireTimeoutMs };
+  if (tuned) opts.retryInterval = a.retryMs;
+  const multi = a.lib === 'semaphore-redlock';
+  return {
+    name: multi ? 'redis-semaphore RedlockMutex' : 'redis-semaphore Mutex', version: versionOf('redis-semaphore'),
+    options: opts,
+    acquire: async (c, key) => {
+      const m = multi ? new sem.RedlockMutex(connsOf(c), key, opts) : new sem.Mutex(connsOf(c)[0], key, opts);
+      return (await m.tryAcquire()) ? m : null;
+    },
+    release: async (m) => {
+      await m.release();
+      return true;
+    },
+  };
+}
+
+// --- The counter the critical section increments. ---
+let memCounter = 0;
+function readCounter() {
+  if (!args.counterFile) return memCounter;
+  const n = parseInt(fs.readFileSync(args.counterFile, 'utf8'), 10);
+  return Number.isFinite(n) ? n : 0;
+}
+function writeCounter(v) {
+  if (!args.counterFile) memCounter = v;
+  else fs.writeFileSync(args.counterFile, String(v));
+}
+
+// --- Run. ---
+const stats = { acquired: 0, failed: 0, release_failed: 0, errors: [] };
+let adapter = null;
+let conns = [];
+let finished = false;
+
+function noteError(e) {
+  if (stats.errors.length < 5) stats.errors.push(String((e && e.message) || e).slice(0, 200));
+}
+
+function finish(code, crashed) {
+  if (finished) return;
+  finished = true;
+  try {
+    fs.writeFileSync(args.events, lines.length ? lines.join('\n') + '\n' : '');
+  } catch (e) {
+    process.stderr.write(`node_peer.js: cannot write ${args.events}: ${e.message}\n`);
+    code = code || 1;
+  }
+  const summary = {
+    summary: true, lib: adapter ? adapter.name : args.lib, version: adapter ? adapter.version : 'unknown',
+    ioredis: versionOf('ioredis'), setting: args.setting, options: adapter ? adapter.options : {},
+    clients: args.clients, acquired: stats.acquired, failed: stats.failed, release_failed: stats.release_failed,
+    counter_final: args.counterFile ? null : memCounter, commands_sent: sent,
+    commands_sent_total: Object.values(sent).reduce((x, y) => x + y, 0), events: lines.length,
+    errors: stats.errors, crashed: crashed || null, exit: code,
+  };
+  process.stdout.write(JSON.stringify(summary) + '\n');
+  for (const r of conns) r.disconnect();
+  process.exit(code);
+}
+
+process.on('SIGTERM', () => finish(143, 'SIGTERM'));
+process.on('uncaughtException', (e) => {
+  // The library threw outside our calls (redis-semaphore's default onLockLost does).
+  const msg = String((e && e.message) || e).slice(0, 200);
+  for (let c = 0; c < args.clients; c++) ev(args.clientBase + c, 'crash', { error: msg });
+  finish(70, msg);
+});
+process.on('unhandledRejection', (e) => {
+  const msg = String((e && e.message) || e).slice(0, 200);
+  for (let c = 0; c < args.clients; c++) ev(args.clientBase + c, 'crash', { error: msg });
+  finish(70, msg);
+});
+
+async function main() {
+  const hardStop = setTimeout(() => finish(3, `deadline of ${args.deadlineMs} ms`), args.deadlineMs);
+  const perClient = [];
+  for (let c = 0; c < args.clients; c++) {
+    const list = args.ports.map((port) => new Redis({ host: args.host, port }));
+    perClient.push(list);
+    conns.push(...list);
+  }
+  adapter = makeAdapter(args, (c) => perClient[c]);
+  await Promise.all(conns.map((r) => r.ping()));
+  counting = true;
+
+  const start = nowUs();
+  const endAt = start + args.durationMs * 1000;
+  let remaining = args.count;
+  let announced = false;
+  const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function client(local) {
+    const c = args.clientBase + local;
+    const key = args.keyPerClient ? `${args.key}:${c}` : args.key;
+    for (;;) {
+      if (args.durationMs > 0 ? nowUs() >= endAt : remaining <= 0) return;
+      if (args.count > 0) remaining--;
+      ev(c, 'acquire_start', { key });
+      let h = null;
+      try {
+        h = await adapter.acquire(local, key);
+      } catch (e) {
+        noteError(e);
+      }
+      if (!h) {
+        stats.failed++;
+        ev(c, 'acquire_fail');
+        continue;
+      }
+      stats.acquired++;
+      ev(c, 'acquire_ok');
+      const v = readCounter();
+      ev(c, 'enter', { read: v });
+      if (args.announce && !announced) {
+        announced = true;
+        process.stdout.write(JSON.stringify({ holding: true, client: c, t_us: nowUs() }) + '\n');
+      }
+      if (args.holdMs > 0) await sleep(args.holdMs);
+      else await yieldNow();
+      writeCounter(v + 1);
+      ev(c, 'exit', { wrote: v + 1 });
+      let ok = false;
+      try {
+        ok = await adapter.release(h);
+      } catch (e) {
+        noteError(e);
+      }
+      if (!ok) stats.release_failed++;
+      ev(c, ok ? 'release_ok' : 'release_fail');
+    }
+  }
+
+  const loops = [];
+  for (let c = 0; c < args.clients; c++) loops.push(client(c));
+  await Promise.all(loops);
+  clearTimeout(hardStop);
+  finish(0, null);
+}
+
+main().catch((e) => {
+  noteError(e);
+  process.stderr.write(`node_peer.js: ${(e && e.stack) || e}\n`);
+  finish(1, null);
+});
