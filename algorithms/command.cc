@@ -10,6 +10,7 @@ std::string_view ScriptName(Script s) {
     case Script::kCompareAndDelete: return "compare_and_delete";
     case Script::kCompareAndPexpire: return "compare_and_pexpire";
     case Script::kSetNxPxIncrFence: return "set_nx_px_incr_fence";
+    case Script::kNotifyOne: return "notify_one";
     case Script::kCount: break;
   }
   return "unknown";

@@ -18,6 +18,8 @@ enum class Script : uint8_t {
   kCompareAndDelete,   // if GET(key) == token then DEL key -> 1, else 0
   kCompareAndPexpire,  // if GET(key) == token then PEXPIRE key ttl_ms -> 1, else 0
   kSetNxPxIncrFence,   // SET key token NX PX ttl; on success INCR fence_key -> fence, else nil
+  kNotifyOne,          // RPUSH wake_key "1" only if the list is empty -> its length after (a releaser's
+                       // wake-up for one BLPOP waiter: at most one token ever waits in the list)
   kCount,
 };
 

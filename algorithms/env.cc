@@ -2,6 +2,16 @@
 
 namespace locklab {
 
+void Env::StartSubscribe(SubscribeCall* call) {
+  call->ok = false;
+  StartSleep(0, call->waiter);
+}
+
+void Env::StartWaitMessage(MessageWait* wait) {
+  wait->got = false;
+  StartSleep(wait->timeout_us < 0 ? 0 : wait->timeout_us, wait->waiter);
+}
+
 std::string Env::RandomToken(int bytes) {
   static const char kHex[] = "0123456789abcdef";
   std::string s;

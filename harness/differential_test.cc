@@ -1,6 +1,16 @@
 // Differential test: the simulated Redis node (sim::Store, scripts by their C++ bodies from
 // sim/scripts.h) against a real redis-server (the same scripts by their Lua text), on random
-// sequences of the commands and scripts the algorithms use.
+// sequences of the commands and scripts the algorithms use: strings, TTLs, the lock scripts,
+// and the waiting primitives' commands (LPUSH, RPUSH, LPOP, LLEN, LTRIM, LRANGE, BLPOP,
+// notify_one, PUBLISH) on the same keys, so that wrong-type errors are compared too.
+//
+// BLPOP: only the cases that do not wait for another client. The sim store pops at once or
+// reports that the call would park (BlockRequest); then the simulator would answer nil at the
+// timeout, so the sim's reply is nil, and redis-server must answer nil too, no sooner than the
+// timeout (1-4 ms here; the test sets the server's hz to 500 so that it notices the timeout
+// within ~2 ms instead of ~100). A BLPOP with timeout 0 (block forever) is never sent: the
+// simulator refuses it (sim/store_test.cc checks that). PUBLISH has no subscriber on either
+// side: 0.
 //
 // Each sequence is generated up front from its own seed (base seed + its index), over four keys
 // (so that commands collide) with small TTLs, then run one command at a time on both: on the
@@ -173,7 +183,7 @@ class Gen {
 
   Step CommandStep() {
     Step s;
-    const int64_t r = Uniform(1, 105);
+    const int64_t r = Uniform(1, 132);
     if (r <= 25) {
       SetStep(&s);
     } else if (r <= 30) {
@@ -210,15 +220,45 @@ class Gen {
     } else if (r <= 98) {
       s.cmd = Command::Run(Script::kCompareAndPexpire, 1, Key(), Value(), Ms());
       s.writer = true;
-    } else {
+    } else if (r <= 105) {
       s.cmd = Command::Run(Script::kSetNxPxIncrFence, 2, Key(), Key(), Value(), Ms());
       s.writer = true;
+    } else if (r <= 115) {
+      s.cmd = Command::Of(Chance(50) ? "LPUSH" : "RPUSH", Key());
+      const int64_t n = Uniform(1, 3);
+      for (int64_t i = 0; i < n; ++i) s.cmd.argv.push_back(Value());
+      s.writer = true;
+    } else if (r <= 119) {
+      s.cmd = Command::Of("LPOP", Key());
+      if (Chance(40)) s.cmd.argv.push_back(Pick(kCounts));
+      s.writer = true;
+    } else if (r <= 121) {
+      s.cmd = Command::Of("LLEN", Key());
+    } else if (r <= 124) {
+      s.cmd = Command::Of("BLPOP", Key());
+      if (Chance(30)) s.cmd.argv.push_back(Key());
+      s.cmd.argv.push_back(Chance(90) ? Pick(kBlockTimeouts) : Pick(kBadBlockTimeouts));
+      s.writer = true;
+    } else if (r <= 126) {
+      s.cmd = Command::Run(Script::kNotifyOne, 1, Key());
+      s.writer = true;
+    } else if (r <= 128) {
+      s.cmd = Command::Of("LTRIM", Key(), Pick(kIndexes), Pick(kIndexes));
+      s.writer = true;
+    } else if (r <= 130) {
+      s.cmd = Command::Of("LRANGE", Key(), Pick(kIndexes), Pick(kIndexes));
+    } else {
+      s.cmd = Command::Of("PUBLISH", "chan", Value());
     }
     if (s.cmd.script != Script::kNone) {
       s.eval = Chance(30);
       s.keys.assign(s.cmd.argv.begin(), s.cmd.argv.begin() + s.cmd.num_keys);
     } else if (s.cmd.argv[0] == "DEL" || s.cmd.argv[0] == "EXISTS") {
       s.keys.assign(s.cmd.argv.begin() + 1, s.cmd.argv.end());
+    } else if (s.cmd.argv[0] == "BLPOP") {
+      s.keys.assign(s.cmd.argv.begin() + 1, s.cmd.argv.end() - 1);
+    } else if (s.cmd.argv[0] == "PUBLISH") {
+      s.keys.clear();  // a channel, not a key
     } else {
       s.keys = {s.cmd.argv[1]};
     }
@@ -288,6 +328,12 @@ class Gen {
       "0", "-1", "-250", "abc", "+5", "05", "1.5", "", "9223372036854775807", "-9223372036854775808",
       "9223372036854776"};
   inline static const std::vector<std::string> kExpireOptions = {"NX", "XX", "GT", "LT", "ZZ"};
+  // BLPOP timeouts: short (a parked call costs the test its timeout), never one Redis reads as
+  // 0 (for ever); and malformed ones, refused at once by both.
+  inline static const std::vector<std::string> kBlockTimeouts = {"0.001", "0.002", "0.004", "0.0001", "1e-3", "0.003"};
+  inline static const std::vector<std::string> kBadBlockTimeouts = {"abc", "-1", "", "inf", "1 ", "nan"};
+  inline static const std::vector<std::string> kCounts = {"0", "1", "2", "5", "-1", "abc"};
+  inline static const std::vector<std::string> kIndexes = {"0", "1", "-1", "-2", "2", "10", "-10", "x"};
 
   std::mt19937_64 rng_;
 };
@@ -345,6 +391,8 @@ struct Stats {
   int64_t error_replies = 0;
   int64_t max_pttl_diff = 0;  // |redis - sim| over PTTL replies
   int64_t max_command_ms = 0;  // longest t1 - t0
+  int64_t blpop_parked = 0;    // BLPOPs the sim store would park (Redis waited out their timeout)
+  int64_t blpop_popped = 0;    // BLPOPs that popped at once on both
   std::map<std::string, int64_t> by_name;
   std::vector<std::string> inconclusive_notes;
 };
@@ -401,7 +449,8 @@ class Runner {
         if (before.back() && before.back()->expire_at_ms != -1 && t0 > before.back()->expire_at_ms)
           ++stats_->expired_met;
       }
-      const Reply sim_reply = store_.Execute(s.cmd, t0);
+      sim::BlockRequest block;
+      const Reply sim_reply = store_.Execute(s.cmd, t0, nullptr, &block);  // parked: the simulator's nil
       std::optional<Reply> redis_reply = RedisRun(c_, RedisArgv(s), &error);
       const int64_t t1 = NowMs();
       if (!redis_reply) return "seed " + std::to_string(seed) + ": " + error + "\n" + log;
@@ -422,7 +471,19 @@ class Runner {
       std::snprintf(buf, sizeof buf, "  [%+" PRId64 "..%+" PRId64 " ms] ", t0 - start_ms_, t1 - start_ms_);
       std::string line = buf + s.ToString() + "  ->  sim " + ToString(sim_reply) + ", redis " + ToString(*redis_reply);
       std::string why;
-      if (!Agree(s, sim_reply, *redis_reply, t0, t1, &why)) {
+      bool agree = Agree(s, sim_reply, *redis_reply, t0, t1, &why);
+      if (block.blocked) {
+        ++stats_->blpop_parked;
+        // Redis must have waited too: it answers nil once its clock is past its start + timeout.
+        if (agree && t1 - t0 < block.timeout_ms) {
+          agree = false;
+          why = "the sim store parks this BLPOP for " + std::to_string(block.timeout_ms) +
+                " ms, but redis answered after " + std::to_string(t1 - t0) + " ms";
+        }
+      } else if (s.cmd.script == Script::kNone && s.cmd.argv[0] == "BLPOP" && sim_reply.type == Reply::Type::kArray) {
+        ++stats_->blpop_popped;
+      }
+      if (!agree) {
         if (!stalled.empty()) {
           ++stats_->inconclusive;
           std::snprintf(buf, sizeof buf, " (command took %" PRId64 " ms)", t1 - t0);
@@ -521,6 +582,11 @@ TEST(Differential, SimStoreMatchesRedisServer) {
   RedisPtr c(redisConnectWithTimeout("127.0.0.1", servers->port(0), tv));
   ASSERT_TRUE(c && c->err == 0) << (c ? c->errstr : "redisConnect failed");
   ASSERT_EQ(redisSetTimeout(c.get(), tv), REDIS_OK);
+  // redis-server notices a parked BLPOP's timeout in its cron: 500 times a second, not 10.
+  {
+    std::optional<Reply> r = RedisRun(c.get(), {"CONFIG", "SET", "hz", "500"}, &error);
+    ASSERT_TRUE(r && r->is_ok()) << (r ? ToString(*r) : error);
+  }
 
   // Load the scripts: EVALSHA must then find them, under the SHA-1 the sim computes.
   for (const sim::ScriptDef& def : sim::Scripts()) {
@@ -549,10 +615,11 @@ TEST(Differential, SimStoreMatchesRedisServer) {
   std::printf("[ differential ] %" PRId64 " sequences (seeds %" PRIu64 "..%" PRIu64 "), %" PRId64
               " commands in %.1f s; %" PRId64 " inconclusive; %" PRId64 " error replies; %" PRId64
               " commands met an expired key; %" PRId64 " ms of sleep steps; %" PRId64 " guard waits (%" PRId64
-              " ms); max |PTTL redis - sim| %" PRId64 " ms; longest command %" PRId64 " ms\n",
+              " ms); max |PTTL redis - sim| %" PRId64 " ms; longest command %" PRId64 " ms; BLPOP: %" PRId64
+              " parked (nil after their timeout), %" PRId64 " popped at once\n",
               stats.sequences, base_seed, base_seed + static_cast<uint64_t>(stats.sequences) - 1, stats.commands,
               seconds, stats.inconclusive, stats.error_replies, stats.expired_met, stats.slept_ms, stats.guard_waits,
-              stats.guard_wait_ms, stats.max_pttl_diff, stats.max_command_ms);
+              stats.guard_wait_ms, stats.max_pttl_diff, stats.max_command_ms, stats.blpop_parked, stats.blpop_popped);
   std::string names;
   for (const auto& [name, n] : stats.by_name) names += " " + name + "=" + std::to_string(n);
   std::printf("[ differential ] by command:%s\n", names.c_str());
@@ -565,8 +632,11 @@ TEST(Differential, SimStoreMatchesRedisServer) {
   // and stalls excused at most a few sequences. (Not checked for a replay of a few sequences.)
   if (failures == 0 && stats.sequences >= 500) {
     for (const char* name : {"SET", "SETNX", "GET", "GETSET", "DEL", "EXPIRE", "PEXPIRE", "PTTL", "TTL", "INCR",
-                             "EXISTS", "compare_and_delete", "compare_and_pexpire", "set_nx_px_incr_fence"})
+                             "EXISTS", "compare_and_delete", "compare_and_pexpire", "set_nx_px_incr_fence", "LPUSH",
+                             "RPUSH", "LPOP", "LLEN", "LTRIM", "LRANGE", "BLPOP", "notify_one", "PUBLISH"})
       EXPECT_GT(stats.by_name[name], 0) << name << " never ran";
+    EXPECT_GT(stats.blpop_parked, 0);
+    EXPECT_GT(stats.blpop_popped, 0);
     EXPECT_GT(stats.expired_met, 0);
     EXPECT_GT(stats.error_replies, 0);
   }

@@ -14,6 +14,8 @@
 #include <coroutine>
 #include <cstdio>
 #include <deque>
+#include <functional>
+#include <limits>
 #include <sstream>
 #include <unordered_set>
 #include <utility>
@@ -86,9 +88,19 @@ struct RedisRuntime::Impl {
 
   // One resumption that goes through a client's gate (paused: held; crashed: dropped).
   struct Item {
-    bool deliver;  // true: complete CallRec `ptr`; false: resume coroutine address `ptr`
+    enum Kind : uint8_t {
+      kResume,       // resume coroutine address `ptr`
+      kDeliver,      // complete CallRec `ptr`
+      kMessage,      // a published message reaches the client
+      kWaitTimeout,  // WaitMessage `id`'s timer
+      kSubscribed,   // SubRec `ptr` answered: id = gen << 1 | confirmed
+      kSubDeadline,  // SubRec `ptr`: callers whose deadline passed get false
+    };
+    Kind kind;
     int client;
-    void* ptr;
+    void* ptr = nullptr;
+    uint64_t id = 0;
+    bool deliver() const { return kind == kDeliver; }
   };
 
   // One hiredis connection: client -> endpoint. Made lazily, re-made after it drops.
@@ -99,6 +111,37 @@ struct RedisRuntime::Impl {
     redisAsyncContext* ac = nullptr;
     bool connected = false;
     bool flush_pending = false;
+    bool sub = false;  // a subscription connection (SUBSCRIBE only)
+  };
+
+  // One subscription (endpoint, channel) of a client. Never freed during the run (hiredis
+  // holds it as the subscription callback's privdata); reused once idle.
+  struct SubRec {
+    enum class State : uint8_t { kNone, kPending, kConfirmed };
+    Impl* rt = nullptr;
+    int client = 0;
+    int endpoint = 0;
+    std::string channel;
+    State state = State::kNone;
+    uint32_t gen = 0;         // bumped when it starts over or its connection is lost
+    bool in_hiredis = false;  // a callback of hiredis's refers to it
+    std::vector<std::pair<SubscribeCall*, int64_t>> callers;  // waiting, with deadlines (true time)
+    event* deadline_ev = nullptr;
+  };
+
+  // A WaitMessage's timer.
+  struct WaitTimer {
+    Impl* rt;
+    int client;
+    uint64_t id;
+    event* ev;
+  };
+
+  // Something to do after a network delay (a SUBSCRIBE, its answer, a message held in transit).
+  struct Later {
+    Impl* rt;
+    event* ev;
+    std::function<void()> fn;
   };
 
   struct Client {
@@ -121,6 +164,16 @@ struct RedisRuntime::Impl {
     std::deque<Item> held;
     std::vector<Conn> conns;  // one per endpoint; never resized after construction
     event* pause_end = nullptr;
+    std::vector<Conn> sub_conns;  // subscription connections, one per endpoint (made on Subscribe)
+    std::vector<std::unique_ptr<SubRec>> subs;
+    int64_t queued_messages = 0;
+    struct Waiter {
+      uint64_t id;
+      MessageWait* wait;
+      WaitTimer* timer;  // null once it fired
+    };
+    std::deque<Waiter> waiters;  // WaitMessage calls, longest waiting first
+    uint64_t next_waiter = 0;
   };
 
   // One command from StartCall until nobody refers to it any more. Owned by the runtime (not
@@ -239,6 +292,11 @@ struct RedisRuntime::Impl {
   std::deque<Deadline> deadlines;
   event* deadline_ev = nullptr;
   bool deadline_armed = false;
+  std::vector<Deadline> long_deadlines;  // BLPOPs' deadlines (each its own): a min-heap by at_us
+  event* long_deadline_ev = nullptr;
+  int64_t long_armed_at = -1;
+  std::unordered_set<WaitTimer*> wait_timers;
+  std::unordered_set<Later*> laters;
   int in_read = 0;                   // depth of hiredis read handling (reply callbacks)
   std::vector<Conn*> flush;          // connections written to from inside a reply callback
   std::unordered_set<SleepRec*> sleeps;
@@ -259,6 +317,7 @@ struct RedisRuntime::Impl {
   // Network delay actually applied (measured from the monotonic clock).
   int64_t net_holds = 0, net_planned_sum_us = 0, net_applied_sum_us = 0, net_late_max_us = 0;
   int64_t lost_requests = 0, lost_replies = 0, partition_drops = 0;
+  int64_t messages_received = 0, messages_lost = 0, messages_dropped = 0, subscriptions_lost = 0;
   int conn_ok = 0, conn_failed = 0;
   std::string first_conn_error;
   std::vector<std::string> notes;
@@ -314,6 +373,8 @@ struct RedisRuntime::Impl {
   size_t live_calls() const { return pool.size() - free_recs.size(); }
   void ArmDeadline(int64_t in_us);
   static void OnDeadline(evutil_socket_t, short, void* arg);
+  void AddLongDeadline(CallRec* rec, int64_t at_us);
+  static void OnLongDeadline(evutil_socket_t, short, void* arg);
   void Attach(redisAsyncContext* ac);
   void FlushWrites();
   static void AdRead(evutil_socket_t, short, void* arg);
@@ -322,6 +383,22 @@ struct RedisRuntime::Impl {
   static void OnConnect(const redisAsyncContext* ac, int status);
   static void OnDisconnect(const redisAsyncContext* ac, int status);
   static void OnHold(evutil_socket_t, short, void* arg);
+
+  // --- Pub/sub. ---
+  void StartSubscribe(int client, SubscribeCall* call);
+  void SendSubscribe(SubRec* rec);
+  void FailSubscription(SubRec* rec);
+  void ArmSubDeadline(SubRec* rec);
+  static void OnSubDeadlineEv(evutil_socket_t, short, void* arg);
+  static void OnSubReply(redisAsyncContext* ac, void* r, void* privdata);
+  void OnPubMessage(int client, int endpoint);
+  void FinishSubscribers(SubRec* rec, bool ok, bool only_due);
+  void OnMessageItem(int client);
+  void StartWaitMessage(int client, MessageWait* wait);
+  static void OnWaitTimer(evutil_socket_t, short, void* arg);
+  void After(int64_t us, std::function<void()> fn);
+  static void OnLater(evutil_socket_t, short, void* arg);
+  void CloseSubConns(int endpoint);  // -1: every endpoint
 
   // --- Sleeps, tasks. ---
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
@@ -364,6 +441,8 @@ class RedisRuntime::Impl::ClientEnv : public Env {
   }
   uint64_t Random() override { return self().rng.Next(); }
   void Spawn(Task<void> task) override { rt_->Spawn(id_, std::move(task)); }
+  void StartSubscribe(SubscribeCall* call) override { rt_->StartSubscribe(id_, call); }
+  void StartWaitMessage(MessageWait* wait) override { rt_->StartWaitMessage(id_, wait); }
 
  private:
   Client& self() const { return *rt_->clients[static_cast<size_t>(id_)]; }
@@ -390,6 +469,7 @@ bool RedisRuntime::Impl::Init(std::string* error) {
     return false;
   }
   deadline_ev = event_new(base, -1, 0, &Impl::OnDeadline, this);
+  long_deadline_ev = event_new(base, -1, 0, &Impl::OnLongDeadline, this);
   ready_ev = event_new(base, -1, 0, &Impl::OnReadyEv, this);
   net_rng = sim::Rng(cfg.seed * 2 + 1);
   cmd_by_client.assign(static_cast<size_t>(cfg.clients), 0);
@@ -400,7 +480,11 @@ bool RedisRuntime::Impl::Init(std::string* error) {
     p->env = std::make_unique<ClientEnv>(this, c);
     p->rng = sim::Rng(cfg.seed ^ (0x5851f42d4c957f2dULL * static_cast<uint64_t>(c + 1)));
     p->conns.resize(static_cast<size_t>(cfg.nodes));
-    for (int e = 0; e < cfg.nodes; ++e) p->conns[static_cast<size_t>(e)] = Conn{this, c, e, nullptr, false, false};
+    p->sub_conns.resize(static_cast<size_t>(cfg.nodes));
+    for (int e = 0; e < cfg.nodes; ++e) {
+      p->conns[static_cast<size_t>(e)] = Conn{this, c, e, nullptr, false, false, false};
+      p->sub_conns[static_cast<size_t>(e)] = Conn{this, c, e, nullptr, false, false, true};
+    }
     p->pause_end = event_new(base, -1, 0, &Impl::OnPauseEnd, p.get());
     clients.push_back(std::move(p));
   }
@@ -419,6 +503,7 @@ bool RedisRuntime::Impl::LoadScripts(const std::string& host, int port, std::str
 
 RedisRuntime::Impl::~Impl() {
   run_over = true;  // from here on nothing is delivered and nothing resumes
+  CloseSubConns(-1);
   for (auto& c : clients)
     for (auto& conn : c->conns)
       if (conn.ac != nullptr) {
@@ -426,6 +511,20 @@ RedisRuntime::Impl::~Impl() {
         conn.ac = nullptr;
         redisAsyncFree(ac);  // pending callbacks run with NULL and are dropped
       }
+  for (auto& c : clients)
+    for (auto& rec : c->subs)
+      if (rec->deadline_ev != nullptr) event_free(rec->deadline_ev);
+  for (WaitTimer* t : wait_timers) {
+    event_free(t->ev);
+    delete t;
+  }
+  wait_timers.clear();
+  for (Later* l : laters) {
+    event_free(l->ev);
+    delete l;
+  }
+  laters.clear();
+  if (long_deadline_ev != nullptr) event_free(long_deadline_ev);
   for (auto& rec : pool)
     if (rec->hold_ev != nullptr) event_free(rec->hold_ev);
   pool.clear();
@@ -502,7 +601,7 @@ void RedisRuntime::Impl::Dispatch(Item item, bool direct) {
       Drop(item);
       return;
     }
-    if (item.deliver) static_cast<CallRec*>(item.ptr)->in_queue = true;
+    if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = true;
     c.held.push_back(item);
     return;
   }
@@ -514,15 +613,43 @@ void RedisRuntime::Impl::Dispatch(Item item, bool direct) {
 }
 
 void RedisRuntime::Impl::Execute(Item item) {
-  if (item.deliver) {
-    Deliver(static_cast<CallRec*>(item.ptr));
-  } else {
-    std::coroutine_handle<>::from_address(item.ptr).resume();
+  switch (item.kind) {
+    case Item::kDeliver:
+      Deliver(static_cast<CallRec*>(item.ptr));
+      return;
+    case Item::kResume:
+      std::coroutine_handle<>::from_address(item.ptr).resume();
+      return;
+    case Item::kMessage:
+      OnMessageItem(item.client);
+      return;
+    case Item::kWaitTimeout: {
+      Client& c = *clients[static_cast<size_t>(item.client)];
+      for (auto it = c.waiters.begin(); it != c.waiters.end(); ++it) {
+        if (it->id != item.id) continue;
+        MessageWait* w = it->wait;
+        c.waiters.erase(it);
+        w->Finish(false);
+        return;
+      }
+      return;  // a message came first
+    }
+    case Item::kSubscribed: {
+      auto* rec = static_cast<SubRec*>(item.ptr);
+      if (rec->gen != static_cast<uint32_t>(item.id >> 1)) return;  // started over since
+      const bool ok = (item.id & 1) != 0;
+      if (ok) rec->state = SubRec::State::kConfirmed;
+      FinishSubscribers(rec, ok, /*only_due=*/false);
+      return;
+    }
+    case Item::kSubDeadline:
+      FinishSubscribers(static_cast<SubRec*>(item.ptr), false, /*only_due=*/true);
+      return;
   }
 }
 
 void RedisRuntime::Impl::Drop(Item item) {
-  if (!item.deliver) return;  // the frame is destroyed with its client
+  if (!item.deliver()) return;  // the frame is destroyed with its client
   auto* rec = static_cast<CallRec*>(item.ptr);
   rec->call = nullptr;
   rec->delivered = true;
@@ -535,7 +662,7 @@ void RedisRuntime::Impl::PushReady(Item item) {
     Drop(item);
     return;
   }
-  if (item.deliver) static_cast<CallRec*>(item.ptr)->in_queue = true;
+  if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = true;
   ready.push_back(item);
   ScheduleReady();
 }
@@ -557,7 +684,7 @@ void RedisRuntime::Impl::OnReadyEv(evutil_socket_t, short, void* arg) {
   for (size_t n = rt->ready.size(); n > 0 && !rt->ready.empty(); --n) {
     Item item = rt->ready.front();
     rt->ready.pop_front();
-    if (item.deliver) static_cast<CallRec*>(item.ptr)->in_queue = false;
+    if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = false;
     rt->Dispatch(item, /*direct=*/true);
   }
   if (!rt->ready.empty()) rt->ScheduleReady();
@@ -624,8 +751,18 @@ void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
   rec->call = call;
   rec->cmd = std::move(call->cmd);
   rec->start_us = TrueNowUs();
-  deadlines.push_back(Deadline{rec->start_us + cfg.command_timeout_us, rec, rec->seq});
-  if (!deadline_armed) ArmDeadline(cfg.command_timeout_us);
+  // A BLPOP may wait its own timeout at the node: the command timeout counts from after it.
+  int64_t block_ms = -1;
+  const bool blpop = sim::BlpopTimeoutMs(rec->cmd, &block_ms);
+  if (blpop && block_ms > 0) {
+    int64_t at = rec->start_us + cfg.command_timeout_us;
+    if (block_ms > std::numeric_limits<int64_t>::max() / 1000 || __builtin_add_overflow(at, block_ms * 1000, &at))
+      at = std::numeric_limits<int64_t>::max() / 2;
+    AddLongDeadline(rec, at);
+  } else {
+    deadlines.push_back(Deadline{rec->start_us + cfg.command_timeout_us, rec, rec->seq});
+    if (!deadline_armed) ArmDeadline(cfg.command_timeout_us);
+  }
   if (live_calls() > kMaxInFlight) {
     Fail("redis runtime: more than " + std::to_string(kMaxInFlight) + " commands in flight");
     Decide(rec, Reply::Error("ERR locklab: too many commands in flight"), /*direct=*/false);
@@ -633,6 +770,10 @@ void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
   }
   if (rec->endpoint < 0 || rec->endpoint >= cfg.nodes) {
     Decide(rec, Reply::Error("ERR locklab: no node " + std::to_string(rec->endpoint)), /*direct=*/false);
+    return;
+  }
+  if (blpop && block_ms == 0) {  // Redis would block this connection forever: refused, as by the simulator
+    Decide(rec, Reply::Error(sim::kBlockForeverError), /*direct=*/false);
     return;
   }
   int64_t delay = DrawDelayUs();
@@ -823,7 +964,14 @@ void RedisRuntime::Impl::OnConnect(const redisAsyncContext* ac, int status) {
   auto* conn = static_cast<Conn*>(ac->data);
   if (status == REDIS_OK) {
     conn->connected = true;
-    ++conn->rt->conn_ok;
+    if (!conn->sub) ++conn->rt->conn_ok;
+    return;
+  }
+  if (conn->sub) {  // hiredis frees it after this callback; its subscriptions fail (OnSubReply)
+    if (conn->ac == ac) {
+      conn->ac = nullptr;
+      conn->connected = false;
+    }
     return;
   }
   ++conn->rt->conn_failed;
@@ -844,6 +992,7 @@ void RedisRuntime::Impl::OnDisconnect(const redisAsyncContext* ac, int) {
 }
 
 void RedisRuntime::Impl::CloseEndpoint(int endpoint) {
+  CloseSubConns(endpoint);
   for (auto& c : clients) {
     Conn& conn = c->conns[static_cast<size_t>(endpoint)];
     if (conn.ac == nullptr) continue;
@@ -912,7 +1061,7 @@ void RedisRuntime::Impl::Decide(CallRec* rec, Reply reply, bool direct) {
   if (rec->decided) return;
   rec->decided = true;
   rec->reply = std::move(reply);
-  Dispatch(Item{true, rec->client, rec}, direct);
+  Dispatch(Item{Item::kDeliver, rec->client, rec}, direct);
 }
 
 void RedisRuntime::Impl::Deliver(CallRec* rec) {
@@ -945,6 +1094,41 @@ void RedisRuntime::Impl::OnDeadline(evutil_socket_t, short, void* arg) {
     std::erase_if(rt->deadlines, [](const Deadline& d) { return d.rec->seq != d.seq || d.rec->decided; });
   }
   if (!rt->deadlines.empty()) rt->ArmDeadline(rt->deadlines.front().at_us - now);
+}
+
+void RedisRuntime::Impl::AddLongDeadline(CallRec* rec, int64_t at_us) {
+  auto later = [](const Deadline& a, const Deadline& b) { return a.at_us > b.at_us; };
+  long_deadlines.push_back(Deadline{at_us, rec, rec->seq});
+  std::push_heap(long_deadlines.begin(), long_deadlines.end(), later);
+  if (long_armed_at < 0 || at_us < long_armed_at) {
+    long_armed_at = at_us;
+    const timeval tv = Tv(at_us - TrueNowUs());
+    event_add(long_deadline_ev, &tv);
+  }
+}
+
+void RedisRuntime::Impl::OnLongDeadline(evutil_socket_t, short, void* arg) {
+  auto* rt = static_cast<Impl*>(arg);
+  auto later = [](const Deadline& a, const Deadline& b) { return a.at_us > b.at_us; };
+  rt->long_armed_at = -1;
+  auto& heap = rt->long_deadlines;
+  while (!heap.empty() && heap.front().at_us <= rt->TrueNowUs()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Deadline d = heap.back();
+    heap.pop_back();
+    if (d.rec->seq == d.seq && !d.rec->decided) rt->Decide(d.rec, Reply::Timeout(), /*direct=*/true);
+  }
+  // Entries of BLPOPs answered early wait here for their deadline; keep the heap near the
+  // number of commands in flight.
+  if (heap.size() > 100'000 && heap.size() > 4 * rt->live_calls()) {
+    std::erase_if(heap, [](const Deadline& d) { return d.rec->seq != d.seq || d.rec->decided; });
+    std::make_heap(heap.begin(), heap.end(), later);
+  }
+  if (!heap.empty() && (rt->long_armed_at < 0 || heap.front().at_us < rt->long_armed_at)) {
+    rt->long_armed_at = heap.front().at_us;
+    const timeval tv = Tv(heap.front().at_us - rt->TrueNowUs());
+    event_add(rt->long_deadline_ev, &tv);
+  }
 }
 
 void RedisRuntime::Impl::TryFree(CallRec* rec) {
@@ -984,7 +1168,7 @@ std::string RedisRuntime::Impl::ServerName(int endpoint) const {
 
 void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handle<> h) {
   if (us <= 0) {
-    PushReady(Item{false, client, h.address()});
+    PushReady(Item{Item::kResume, client, h.address()});
     return;
   }
   // `us` is on the client's monotonic clock, which runs (1 + drift) times as fast.
@@ -1000,7 +1184,7 @@ void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handl
 void RedisRuntime::Impl::OnWake(evutil_socket_t, short, void* arg) {
   auto* s = static_cast<SleepRec*>(arg);
   Impl* rt = s->rt;
-  const Item item{false, s->client, s->handle};
+  const Item item{Item::kResume, s->client, s->handle};
   rt->sleeps.erase(s);
   event_free(s->ev);
   delete s;
@@ -1015,8 +1199,278 @@ void RedisRuntime::Impl::Spawn(int client, Task<void> task) {
          " background tasks");
     return;
   }
-  PushReady(Item{false, client, task.handle().address()});
+  PushReady(Item{Item::kResume, client, task.handle().address()});
   spawned.push_back(std::move(task));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pub/sub.
+
+void RedisRuntime::Impl::After(int64_t us, std::function<void()> fn) {
+  auto* l = new Later{this, nullptr, std::move(fn)};
+  l->ev = event_new(base, -1, 0, &Impl::OnLater, l);
+  laters.insert(l);
+  const timeval tv = Tv(us);
+  event_add(l->ev, &tv);
+}
+
+void RedisRuntime::Impl::OnLater(evutil_socket_t, short, void* arg) {
+  auto* l = static_cast<Later*>(arg);
+  Impl* rt = l->rt;
+  std::function<void()> fn = std::move(l->fn);
+  rt->laters.erase(l);
+  event_free(l->ev);
+  delete l;
+  if (!rt->run_over) fn();
+}
+
+void RedisRuntime::Impl::StartSubscribe(int client, SubscribeCall* call) {
+  using State = SubRec::State;
+  Client& c = *clients[static_cast<size_t>(client)];
+  auto finish_soon = [&](bool ok) {  // from the loop, never from inside this call
+    call->ok = ok;
+    PushReady(Item{Item::kResume, client, call->waiter.address()});
+  };
+  if (call->node < 0 || call->node >= cfg.nodes) return finish_soon(false);
+  SubRec* rec = nullptr;
+  SubRec* spare = nullptr;
+  int active = 0;
+  for (auto& r : c.subs) {
+    if (r->state != State::kNone) ++active;
+    if (r->endpoint == call->node && r->channel == call->channel) {
+      rec = r.get();
+    } else if (spare == nullptr && r->state == State::kNone && r->callers.empty() && !r->in_hiredis) {
+      spare = r.get();
+    }
+  }
+  const int64_t deadline = TrueNowUs() + cfg.command_timeout_us;
+  if (rec != nullptr && rec->state == State::kConfirmed) return finish_soon(true);
+  if (rec != nullptr && rec->state == State::kPending) {  // shares the SUBSCRIBE on its way
+    rec->callers.emplace_back(call, deadline);
+    ArmSubDeadline(rec);
+    return;
+  }
+  if (active >= Env::kMaxSubscriptions) return finish_soon(false);
+  if (rec == nullptr) rec = spare;
+  if (rec == nullptr) {
+    c.subs.push_back(std::make_unique<SubRec>());
+    rec = c.subs.back().get();
+    rec->rt = this;
+    rec->client = client;
+    rec->deadline_ev = event_new(base, -1, 0, &Impl::OnSubDeadlineEv, rec);
+  }
+  rec->endpoint = call->node;
+  rec->channel = call->channel;
+  rec->state = State::kPending;
+  ++rec->gen;
+  rec->callers.emplace_back(call, deadline);
+  ArmSubDeadline(rec);
+  CountCommand(client, Command::Of("SUBSCRIBE", rec->channel));
+  // On the network like a command: held for a drawn delay, or lost (its deadline decides).
+  const int64_t delay = DrawDelayUs();
+  if (cfg.net.loss > 0 && net_rng.Chance(cfg.net.loss)) {
+    ++lost_requests;
+    return;
+  }
+  if (delay > 0) {
+    After(delay, [this, rec, gen = rec->gen] {
+      if (rec->gen == gen) SendSubscribe(rec);
+    });
+  } else {
+    SendSubscribe(rec);
+  }
+}
+
+void RedisRuntime::Impl::SendSubscribe(SubRec* rec) {
+  if (Partitioned(rec->client, rec->endpoint)) {
+    ++partition_drops;  // never written: its deadline decides
+    return;
+  }
+  Conn& conn = clients[static_cast<size_t>(rec->client)]->sub_conns[static_cast<size_t>(rec->endpoint)];
+  std::string err;
+  const char* words[2] = {"SUBSCRIBE", rec->channel.data()};
+  const size_t lens[2] = {9, rec->channel.size()};
+  if (!EnsureConnected(conn, &err) ||
+      redisAsyncCommandArgv(conn.ac, &Impl::OnSubReply, rec, 2, words, lens) != REDIS_OK) {
+    FailSubscription(rec);
+    return;
+  }
+  rec->in_hiredis = true;
+  if (conn.connected) {  // else hiredis writes it once connected
+    if (in_read > 0) {
+      if (!conn.flush_pending) {
+        conn.flush_pending = true;
+        flush.push_back(&conn);
+      }
+    } else {
+      redisAsyncHandleWrite(conn.ac);
+    }
+  }
+}
+
+// The subscription cannot be made, or its connection is gone: callers waiting get false.
+void RedisRuntime::Impl::FailSubscription(SubRec* rec) {
+  rec->state = SubRec::State::kNone;
+  ++rec->gen;
+  if (!rec->callers.empty())
+    Dispatch(Item{Item::kSubscribed, rec->client, rec, static_cast<uint64_t>(rec->gen) << 1}, /*direct=*/false);
+}
+
+void RedisRuntime::Impl::ArmSubDeadline(SubRec* rec) {
+  event_del(rec->deadline_ev);
+  if (rec->callers.empty()) return;
+  int64_t first = rec->callers.front().second;
+  for (const auto& c : rec->callers) first = std::min(first, c.second);
+  const timeval tv = Tv(first - TrueNowUs());
+  event_add(rec->deadline_ev, &tv);
+}
+
+void RedisRuntime::Impl::OnSubDeadlineEv(evutil_socket_t, short, void* arg) {
+  auto* rec = static_cast<SubRec*>(arg);
+  rec->rt->Dispatch(Item{Item::kSubDeadline, rec->client, rec}, /*direct=*/true);
+}
+
+void RedisRuntime::Impl::FinishSubscribers(SubRec* rec, bool ok, bool only_due) {
+  // Collect first: a resumed caller may subscribe again.
+  std::vector<SubscribeCall*> done;
+  const int64_t now = TrueNowUs();
+  for (auto it = rec->callers.begin(); it != rec->callers.end();) {
+    if (!only_due || it->second <= now) {
+      done.push_back(it->first);
+      it = rec->callers.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  ArmSubDeadline(rec);
+  for (SubscribeCall* call : done) call->Finish(ok);
+}
+
+void RedisRuntime::Impl::OnSubReply(redisAsyncContext* ac, void* r, void* privdata) {
+  auto* rec = static_cast<SubRec*>(privdata);
+  Impl* rt = rec->rt;
+  if (r == nullptr) {  // the subscription connection is gone (lost, closed, or never made)
+    rec->in_hiredis = false;
+    if (rt->run_over || rec->state == SubRec::State::kNone) return;
+    if (rec->state == SubRec::State::kConfirmed) {
+      ++rt->subscriptions_lost;
+      rt->Note("subscription of client " + std::to_string(rec->client) + " to '" + rec->channel + "' on " +
+               rt->ServerName(rec->endpoint) + " lost at " + Ms(rt->TrueNowUs()) +
+               ": its connection closed; no more messages on it (waiters time out)");
+    }
+    rt->FailSubscription(rec);  // deferred: we may be inside hiredis tearing the context down
+    return;
+  }
+  const auto* reply = static_cast<const redisReply*>(r);
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 3 || reply->element[0]->type != REDIS_REPLY_STRING) return;
+  const std::string kind(reply->element[0]->str, reply->element[0]->len);
+  if (kind == "message") {
+    rt->OnPubMessage(rec->client, rec->endpoint);
+    return;
+  }
+  if (kind != "subscribe" || rt->run_over) return;
+  rt->Log(rec->client, Ev::kCommand, rec->endpoint,
+          Command::Of("SUBSCRIBE", rec->channel).ToString() + " -> " + ToString(FromHiredis(reply)));
+  // The confirmation travels back like a reply.
+  if (rt->Partitioned(rec->client, rec->endpoint)) {
+    ++rt->partition_drops;
+    return;
+  }
+  if (rt->cfg.net.loss > 0 && rt->net_rng.Chance(rt->cfg.net.loss)) {
+    ++rt->lost_replies;
+    return;
+  }
+  const Item item{Item::kSubscribed, rec->client, rec, (static_cast<uint64_t>(rec->gen) << 1) | 1};
+  const int64_t delay = rt->DrawDelayUs();
+  if (delay > 0) {
+    rt->After(delay, [rt, item] { rt->Dispatch(item, /*direct=*/true); });
+  } else {
+    rt->Dispatch(item, /*direct=*/true);
+  }
+  (void)ac;
+}
+
+void RedisRuntime::Impl::OnPubMessage(int client, int endpoint) {
+  if (run_over) return;
+  if (Partitioned(client, endpoint)) {
+    ++partition_drops;
+    return;
+  }
+  if (cfg.net.loss > 0 && net_rng.Chance(cfg.net.loss)) {
+    ++messages_lost;
+    return;
+  }
+  ++messages_received;
+  const Item item{Item::kMessage, client};
+  const int64_t delay = DrawDelayUs();
+  if (delay > 0) {
+    After(delay, [this, item] { Dispatch(item, /*direct=*/true); });
+  } else {
+    Dispatch(item, /*direct=*/true);
+  }
+}
+
+// Through the gate: wake the longest waiting WaitMessage, or queue the message.
+void RedisRuntime::Impl::OnMessageItem(int client) {
+  Client& c = *clients[static_cast<size_t>(client)];
+  if (!c.waiters.empty()) {
+    const Client::Waiter w = c.waiters.front();
+    c.waiters.pop_front();
+    if (w.timer != nullptr) {
+      wait_timers.erase(w.timer);
+      event_free(w.timer->ev);
+      delete w.timer;
+    }
+    w.wait->Finish(true);
+    return;
+  }
+  if (c.queued_messages < Env::kMaxQueuedMessages) {
+    ++c.queued_messages;
+  } else {
+    ++messages_dropped;
+  }
+}
+
+void RedisRuntime::Impl::StartWaitMessage(int client, MessageWait* wait) {
+  Client& c = *clients[static_cast<size_t>(client)];
+  if (c.queued_messages > 0 || wait->timeout_us <= 0) {
+    wait->got = c.queued_messages > 0;
+    if (wait->got) --c.queued_messages;
+    PushReady(Item{Item::kResume, client, wait->waiter.address()});
+    return;
+  }
+  // A timer of the client, on its monotonic clock (as StartSleep).
+  const double rate = 1.0 + c.clock.drift_ppm / 1e6;
+  const auto true_us = static_cast<int64_t>(std::ceil(static_cast<double>(wait->timeout_us) / rate));
+  auto* t = new WaitTimer{this, client, ++c.next_waiter, nullptr};
+  t->ev = event_new(base, -1, 0, &Impl::OnWaitTimer, t);
+  wait_timers.insert(t);
+  const timeval tv = Tv(true_us);
+  event_add(t->ev, &tv);
+  c.waiters.push_back(Client::Waiter{t->id, wait, t});
+}
+
+void RedisRuntime::Impl::OnWaitTimer(evutil_socket_t, short, void* arg) {
+  auto* t = static_cast<WaitTimer*>(arg);
+  Impl* rt = t->rt;
+  const Item item{Item::kWaitTimeout, t->client, nullptr, t->id};
+  for (auto& w : rt->clients[static_cast<size_t>(t->client)]->waiters)
+    if (w.id == t->id) w.timer = nullptr;
+  rt->wait_timers.erase(t);
+  event_free(t->ev);
+  delete t;
+  rt->Dispatch(item, /*direct=*/true);
+}
+
+void RedisRuntime::Impl::CloseSubConns(int endpoint) {
+  for (auto& c : clients)
+    for (auto& conn : c->sub_conns) {
+      if (conn.ac == nullptr || (endpoint >= 0 && conn.endpoint != endpoint)) continue;
+      redisAsyncContext* ac = conn.ac;
+      conn.ac = nullptr;
+      conn.connected = false;
+      redisAsyncFree(ac);  // its subscription callbacks run with NULL: no more messages
+    }
 }
 
 Task<void> RedisRuntime::Impl::RunMain(int client, Task<void> main) {
@@ -1151,7 +1605,7 @@ void RedisRuntime::Impl::ApplyFault(const FaultAction& f, int step) {
       c.paused = false;
       event_del(c.pause_end);
       for (const Item& item : c.held) {
-        if (item.deliver) static_cast<CallRec*>(item.ptr)->in_queue = false;
+        if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = false;
         Drop(item);
       }
       c.held.clear();
@@ -1273,7 +1727,7 @@ void RedisRuntime::Impl::OnPauseEnd(evutil_socket_t, short, void* arg) {
   std::deque<Item> held;
   held.swap(c->held);
   for (const Item& item : held) {
-    if (item.deliver) static_cast<CallRec*>(item.ptr)->in_queue = false;
+    if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = false;
     impl->PushReady(item);
   }
 }
@@ -1317,10 +1771,13 @@ void RedisRuntime::Impl::OnCap(evutil_socket_t, short, void* arg) {
 void RedisRuntime::Impl::OnWatchdog(evutil_socket_t, short, void* arg) {
   auto* rt = static_cast<Impl*>(arg);
   if (rt->mains_left <= 0 || rt->live_calls() > 0 || !rt->sleeps.empty() || !rt->ready.empty() ||
-      rt->faults_pending > 0)
+      rt->faults_pending > 0 || !rt->wait_timers.empty() || !rt->laters.empty())
     return;
-  for (const auto& c : rt->clients)
+  for (const auto& c : rt->clients) {
     if (c->paused || !c->held.empty()) return;
+    for (const auto& rec : c->subs)
+      if (!rec->callers.empty()) return;
+  }
   rt->Fail("redis runtime: stalled at " + Ms(rt->TrueNowUs()) + ": " + std::to_string(rt->mains_left) +
            " client(s) wait for something that never happens");
 }
@@ -1352,7 +1809,7 @@ bool RedisRuntime::Impl::Run(const RuntimeLimits& limits, std::string* error) {
   const timeval wd = Tv(kWatchdogUs);
   event_add(watchdog_ev, &wd);
   for (auto& c : clients)
-    if (c->has_main) PushReady(Item{false, c->id, c->main.handle().address()});
+    if (c->has_main) PushReady(Item{Item::kResume, c->id, c->main.handle().address()});
   if (!ready.empty()) ScheduleReady();
 
   while (mains_left > 0 && fail_msg.empty()) {
@@ -1360,6 +1817,7 @@ bool RedisRuntime::Impl::Run(const RuntimeLimits& limits, std::string* error) {
   }
   running = false;
   run_over = true;
+  CloseSubConns(-1);  // unsubscribes: Redis drops a closed connection's subscriptions
   event_del(cap_ev);
   event_del(watchdog_ev);
   // A crashed client's frames go now: nothing will ever resume them.
@@ -1443,6 +1901,13 @@ std::vector<std::string> RedisRuntime::Notes() const {
   }
   if (rt.partition_drops > 0)
     out.push_back("partitions: " + std::to_string(rt.partition_drops) + " messages dropped in locklab");
+  if (rt.messages_lost + rt.messages_dropped + rt.subscriptions_lost > 0) {
+    out.push_back("pub/sub: " + std::to_string(rt.messages_received) + " messages received, " +
+                  std::to_string(rt.messages_lost) + " lost in the emulated network, " +
+                  std::to_string(rt.messages_dropped) + " dropped by full client queues (" +
+                  std::to_string(Env::kMaxQueuedMessages) + " each), " + std::to_string(rt.subscriptions_lost) +
+                  " subscriptions lost with their connection (no more messages on them)");
+  }
   if (rt.notes.size() >= kMaxNotes) out.push_back("(more notes were left out)");
   return out;
 }

@@ -29,11 +29,22 @@
 //    from the master (later writes on the master are not replicated), at at_us + duration_us
 //    the master is killed, the replica resumed and promoted, and endpoint 0 points at it.
 //    With existing servers (--redis), faults that need to control a server are refused.
+//  - BLPOP: an ordinary command on the client's connection (so, as in Redis, the client's later
+//    commands to that node wait behind it); its deadline is command_timeout_us plus its own
+//    timeout. A timeout of 0 (block forever) is refused with an error reply, unsent, as the
+//    simulator refuses it. redis-server 7.0 notices a blocked client's timeout in its cron
+//    (hz 10): the nil may come up to ~100 ms after the timeout (the simulator: at it).
+//  - pub/sub (Env::Subscribe, WaitMessage): one more hiredis connection per subscribing client
+//    and node, in subscribe mode on the same loop; SUBSCRIBE is held, lost or partitioned like a
+//    command and must be confirmed within the command timeout. Messages go through the same
+//    network emulation as replies, then through the client's gate into its queue, which wakes a
+//    WaitMessage. A subscription connection that is lost (node crash, restart, failover)
+//    delivers nothing more (waiters time out; Notes() says so). Closed when Run() ends.
 //
 // Not thread-safe: build, run and destroy it on one thread (the servers it starts die with
 // the thread that started them). Run() may be called once. MakeRedisRuntime ignores SIGPIPE
 // process-wide (a write to a dead server must be an error, not the end of locklab) and raises
-// RLIMIT_NOFILE to its hard limit (a connection per client per node).
+// RLIMIT_NOFILE to its hard limit (a connection per client per node, two when it subscribes).
 #pragma once
 
 #include <cstdint>

@@ -29,6 +29,14 @@ constexpr char kSetNxPxIncrFenceLua[] =
     "return redis.call('INCR', KEYS[2]) "
     "else return false end";
 
+// A releaser's wake-up for BLPOP waiters: one token "1" only when the list is empty, so at most
+// one waits however often it runs (a parked BLPOP empties the list again at once) -> the list's
+// length after.
+constexpr char kNotifyOneLua[] =
+    "local n = redis.call('LLEN', KEYS[1]) "
+    "if n == 0 then return redis.call('RPUSH', KEYS[1], '1') end "
+    "return n";
+
 // A failing redis.call() aborts the script (no rollback of what it already wrote), and Redis
 // reports the command's error followed by where it happened.
 Reply Raise(Reply error, Script id) {
@@ -40,6 +48,7 @@ Reply CompareAndDelete(Store& store, int64_t now_ms, const Command& cmd, std::ve
   const std::string& key = cmd.argv[0];
   const std::string& token = cmd.argv[1];
   const Entry* e = store.Find(key, now_ms);  // GET, without copying the value
+  if (e != nullptr && e->is_list) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndDelete);
   if (e == nullptr || e->value != token) return Reply::Int(0);
   return store.Call({"DEL", key}, now_ms, touched);
 }
@@ -49,6 +58,7 @@ Reply CompareAndPexpire(Store& store, int64_t now_ms, const Command& cmd, std::v
   const std::string& token = cmd.argv[1];
   const std::string& ttl_ms = cmd.argv[2];
   const Entry* e = store.Find(key, now_ms);
+  if (e != nullptr && e->is_list) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndPexpire);
   if (e == nullptr || e->value != token) return Reply::Int(0);
   Reply r = store.Call({"PEXPIRE", key, ttl_ms}, now_ms, touched);
   return r.is_error() ? Raise(std::move(r), Script::kCompareAndPexpire) : r;
@@ -64,6 +74,15 @@ Reply SetNxPxIncrFence(Store& store, int64_t now_ms, const Command& cmd, std::ve
   if (set.is_nil()) return Reply::Nil();
   Reply fence = store.Call({"INCR", fence_key}, now_ms, touched);
   return fence.is_error() ? Raise(std::move(fence), Script::kSetNxPxIncrFence) : fence;
+}
+
+Reply NotifyOne(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string& key = cmd.argv[0];
+  Reply n = store.Call({"LLEN", key}, now_ms, touched);
+  if (n.is_error()) return Raise(std::move(n), Script::kNotifyOne);
+  if (n.integer != 0) return n;
+  Reply r = store.Call({"RPUSH", key, "1"}, now_ms, touched);
+  return r.is_error() ? Raise(std::move(r), Script::kNotifyOne) : r;
 }
 
 constexpr size_t kNumScripts = static_cast<size_t>(Script::kCount) - 1;
@@ -82,6 +101,7 @@ const std::vector<ScriptDef>& Scripts() {
       {Script::kCompareAndDelete, 1, 1, kCompareAndDeleteLua, &CompareAndDelete},
       {Script::kCompareAndPexpire, 1, 2, kCompareAndPexpireLua, &CompareAndPexpire},
       {Script::kSetNxPxIncrFence, 2, 2, kSetNxPxIncrFenceLua, &SetNxPxIncrFence},
+      {Script::kNotifyOne, 1, 0, kNotifyOneLua, &NotifyOne},
   };
   return scripts;
 }

@@ -13,11 +13,31 @@
 // Node 0 may have an asynchronous replica that receives each written key's new state after
 // repl_delay_us; failover cuts the replica off (in-flight replication is lost), then kills
 // node 0 and promotes the replica in its place.
+//
+// Waiting at the node. A BLPOP that finds its lists empty is parked at its node (not
+// answered); a later command that creates one of its lists (LPUSH, RPUSH, a script) serves the
+// parked BLPOPs of that key in the order they blocked, one element each, right after it runs;
+// a parked BLPOP that nobody serves gets nil once the node's wall clock (in ms, as Redis
+// compares) is past park time + its timeout. Its caller's deadline is command_timeout_us plus
+// that timeout. While it is parked, the same client's later commands to that node wait behind
+// it and run, in order, once it is answered (a blocked Redis connection reads nothing more).
+// A node crash (or restart, or failover away from it) ends parked and held commands without a
+// reply: their callers get kTimeout at once (the connection is gone with them on it, as in the
+// real runtime). A crashed client's parked BLPOP stays parked and may still take an element
+// (its connection stays open, as in the real runtime); a caller whose deadline passed while
+// parked gets kTimeout, and the element a later push gives it is taken all the same.
+//
+// Pub/sub. A node keeps its subscribers per channel; PUBLISH counts them and sends each a
+// message with a drawn one-way delay (lost like any message, dropped when that client is
+// partitioned from the node), delivered through the client's gate into its queue. SUBSCRIBE is
+// a round trip; a node crash drops its subscriptions.
 #pragma once
 
 #include <coroutine>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +77,10 @@ enum class SimFault : uint8_t {
   kNodeClockJump, kPartition, kFailover,
   kPauseClientEnd, kPauseNodeEnd, kPromoteReplica,  // scheduled by the simulator itself
 };
+
+// Limits of the waiting at a node (over one: an error reply instead of parking or holding).
+inline constexpr size_t kMaxParkedPerNode = 100'000;      // BLPOPs parked at one node
+inline constexpr size_t kMaxHeldPerConnection = 100'000;  // commands held behind one parked BLPOP
 
 class Simulator {
  public:
@@ -117,6 +141,10 @@ class Simulator {
   int64_t events_processed() const { return events_; }
   // Direct access for tests: the physical node behind endpoint i.
   Store& store(int endpoint);
+  // BLPOPs parked at the physical node behind endpoint i now.
+  size_t parked(int endpoint) const;
+  // Messages a client's queue dropped because it was full (Env::kMaxQueuedMessages).
+  int64_t messages_dropped(int client) const;
   bool client_crashed(int client) const;
 
  private:
@@ -146,10 +174,32 @@ class Simulator {
   void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b);
   void StartCall(int client, PendingCall* call);
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
+  void StartSubscribe(int client, SubscribeCall* call);
+  void StartWaitMessage(int client, MessageWait* wait);
   void Spawn(int client, Task<void> task);
   int64_t DrawDelayUs();
   bool Partitioned(int client, int node, int64_t t_us) const;
   void OnNodeReceive(uint32_t id);
+  void RunAtNode(uint32_t id, int physical);
+  void ReplyFromNode(uint32_t id, Reply reply, int64_t depart);
+  int64_t Depart(int physical);
+  void Replicate(int physical, const std::vector<std::string>& touched);
+  void Park(uint32_t id, int physical, int64_t deadline_ms);
+  void Unpark(uint32_t id);
+  void ScheduleBlockTimeout(uint32_t id);
+  void ServeReady(int physical);
+  void SendMessages(int64_t depart);
+  void DropConnections(int physical);
+  void EndHeld(uint32_t id);
+  void OnBlockTimeout(uint32_t id, uint64_t token);
+  void OnHeldDeadline(uint32_t id, uint64_t use);
+  void OnDrain(int physical, int client);
+  void OnSubArrive(int client, uint64_t ref);
+  void OnSubConfirm(int client, uint64_t ref);
+  void OnSubDeadline(int client, uint64_t ref);
+  void OnMessage(int client);
+  void OnWaitTimeout(int client, uint64_t waiter);
+  void FinishSubscribers(int client, size_t rec, bool ok, bool only_due);
   void OnDeliver(uint32_t id);
   void OnWake(int client, uint64_t handle);
   void OnRepl(uint32_t id);
@@ -178,6 +228,10 @@ class Simulator {
   std::vector<Matcher> matchers_;
   std::vector<Trigger> triggers_;
   std::vector<Partition> partitions_;
+  std::vector<std::pair<int, int>> messages_out_;  // (client, endpoint) to send a PUBLISH's message to
+  std::vector<std::string> scratch_keys_;
+  uint64_t use_seq_ = 0;    // identifies one use of an InFlight record
+  uint64_t timer_seq_ = 0;  // identifies a parked BLPOP's live timeout event
   std::vector<int64_t> cmd_by_client_;
   std::vector<std::pair<std::string, int64_t>> cmd_by_name_;
   int64_t cmd_total_ = 0;

@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "sim/scripts.h"
@@ -15,6 +20,9 @@ constexpr int64_t kMinInt = std::numeric_limits<int64_t>::min();
 
 constexpr char kNotInteger[] = "ERR value is not an integer or out of range";
 constexpr char kSyntaxError[] = "ERR syntax error";
+constexpr char kWrongType[] = "WRONGTYPE Operation against a key holding the wrong kind of value";
+// LPOP's count: Redis (getPositiveLongFromObjectOrReply) gives this one text for every bad count.
+constexpr char kNotPositive[] = "ERR value is out of range, must be positive";
 
 // Redis matches command and option names case-insensitively. `lower` holds only lower-case
 // letters (every name here does), and for those OR-ing 0x20 folds exactly their capitals.
@@ -96,7 +104,10 @@ void Touch(std::vector<std::string>* touched, std::string_view key) {
 // when the new deadline is <= now: see Store::Expire.)
 bool Expired(const Entry& e, int64_t now_ms) { return e.expire_at_ms != -1 && now_ms > e.expire_at_ms; }
 
-enum class Cmd { kGet, kSet, kDel, kTtl, kIncr, kPing, kPttl, kSetnx, kGetset, kExists, kExpire, kPexpire, kFlushall };
+enum class Cmd {
+  kGet, kSet, kDel, kTtl, kIncr, kPing, kPttl, kSetnx, kGetset, kExists, kExpire, kPexpire, kFlushall,
+  kLpush, kRpush, kLpop, kLlen, kLtrim, kLrange, kBlpop, kPublish,
+};
 
 struct CommandInfo {
   Cmd cmd;
@@ -107,15 +118,17 @@ struct CommandInfo {
 constexpr CommandInfo kCommands[] = {
     {Cmd::kSet, "set", -3},       {Cmd::kGet, "get", 2},         {Cmd::kDel, "del", -2},
     {Cmd::kTtl, "ttl", 2},        {Cmd::kIncr, "incr", 2},       {Cmd::kPing, "ping", -1},
-    {Cmd::kPttl, "pttl", 2},      {Cmd::kSetnx, "setnx", 3},     {Cmd::kGetset, "getset", 3},
-    {Cmd::kExists, "exists", -2}, {Cmd::kExpire, "expire", -3},  {Cmd::kPexpire, "pexpire", -3},
-    {Cmd::kFlushall, "flushall", -1},
+    {Cmd::kPttl, "pttl", 2},      {Cmd::kLpop, "lpop", -2},      {Cmd::kLlen, "llen", 2},
+    {Cmd::kSetnx, "setnx", 3},    {Cmd::kLpush, "lpush", -3},    {Cmd::kRpush, "rpush", -3},
+    {Cmd::kLtrim, "ltrim", 4},    {Cmd::kBlpop, "blpop", -3},    {Cmd::kGetset, "getset", 3},
+    {Cmd::kExists, "exists", -2}, {Cmd::kExpire, "expire", -3},  {Cmd::kLrange, "lrange", 4},
+    {Cmd::kPexpire, "pexpire", -3}, {Cmd::kPublish, "publish", 3}, {Cmd::kFlushall, "flushall", -1},
 };
 
 constexpr size_t kMaxNameSize = 8;  // "flushall"
 
 // Where the names of each length sit in kCommands (which is sorted by name length), so that a
-// name is compared with at most four candidates, without allocating.
+// name is compared with at most five candidates, without allocating.
 struct Run {
   uint8_t first = 0, last = 0;
 };
@@ -179,7 +192,7 @@ std::optional<Entry> Store::Snapshot(const std::string& key) const {
   return it->second;
 }
 
-Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched) {
+Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched, BlockRequest* block) {
   if (cmd.script != Script::kNone) {
     const ScriptDef& def = GetScript(cmd.script);
     const size_t argc = cmd.argv.size();
@@ -200,13 +213,18 @@ Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string
   if (cmd.argv.size() <= kInlineWords) {
     std::array<std::string_view, kInlineWords> words;
     std::copy(cmd.argv.begin(), cmd.argv.end(), words.begin());
-    return Call(std::span<const std::string_view>(words.data(), cmd.argv.size()), now_ms, touched);
+    return CallImpl(std::span<const std::string_view>(words.data(), cmd.argv.size()), now_ms, touched, block);
   }
   const std::vector<std::string_view> words(cmd.argv.begin(), cmd.argv.end());
-  return Call(words, now_ms, touched);
+  return CallImpl(words, now_ms, touched, block);
 }
 
 Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
+  return CallImpl(argv, now_ms, touched, nullptr);
+}
+
+Reply Store::CallImpl(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
+                      BlockRequest* block) {
   // Redis checks the name before the arity.
   const CommandInfo* info = argv.empty() ? nullptr : Lookup(argv[0]);
   if (info == nullptr) return UnknownCommand(argv);
@@ -218,6 +236,7 @@ Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::v
       return Set(argv, now_ms, touched);
     case Cmd::kGet: {
       const Entry* e = Live(argv[1], now_ms);
+      if (e && e->is_list) return Reply::Error(kWrongType);
       return e ? Reply::Str(e->value) : Reply::Nil();
     }
     case Cmd::kSetnx: {
@@ -228,6 +247,7 @@ Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::v
     }
     case Cmd::kGetset: {  // like SET without options: the old TTL goes too
       Entry* e = Live(argv[1], now_ms);
+      if (e && e->is_list) return Reply::Error(kWrongType);
       Reply old = Reply::Nil();
       if (e) {
         old = Reply::Str(std::move(e->value));
@@ -276,6 +296,25 @@ Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::v
       return argc == 2 ? Reply::Str(std::string(argv[1])) : Reply::Status("PONG");
     case Cmd::kFlushall:
       return Flushall(argv, touched);
+    case Cmd::kLpush:
+    case Cmd::kRpush:
+      return Push(argv, info->cmd == Cmd::kLpush, now_ms, touched);
+    case Cmd::kLpop:
+      return Lpop(argv, now_ms, touched);
+    case Cmd::kLlen: {
+      const Entry* e = Live(argv[1], now_ms);
+      if (e == nullptr) return Reply::Int(0);
+      if (!e->is_list) return Reply::Error(kWrongType);
+      return Reply::Int(static_cast<int64_t>(e->list.size()));
+    }
+    case Cmd::kLtrim:
+      return Ltrim(argv, now_ms, touched);
+    case Cmd::kLrange:
+      return Lrange(argv, now_ms);
+    case Cmd::kBlpop:
+      return Blpop(argv, now_ms, touched, block);
+    case Cmd::kPublish:
+      return Reply::Int(publish_ ? publish_(argv[1], argv[2]) : 0);
   }
   return UnknownCommand(argv);  // not reached
 }
@@ -331,10 +370,16 @@ Reply Store::Set(std::span<const std::string_view> argv, int64_t now_ms, std::ve
   }
 
   Entry* e = Live(argv[1], now_ms);
+  // GET is answered before NX/XX are judged, so a list fails even a SET that NX would refuse.
+  if ((flags & kGet) && e && e->is_list) return Reply::Error(kWrongType);
   Reply old = (flags & kGet) && e ? Reply::Str(e->value) : Reply::Nil();
   if (((flags & kNx) && e) || ((flags & kXx) && !e)) return old;  // nil unless GET found a value
   if (e) {
     e->value.assign(argv[2]);
+    if (e->is_list) {  // SET replaces a key of any type
+      e->is_list = false;
+      e->list.clear();
+    }
     if (!(flags & kKeepTtl)) e->expire_at_ms = expire_at_ms;
   } else {
     map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), expire_at_ms});
@@ -395,6 +440,7 @@ Reply Store::Expire(std::span<const std::string_view> argv, int64_t unit_ms, int
 // INCR keeps the key's TTL; a missing key counts as 0.
 Reply Store::Incr(std::string_view key, int64_t now_ms, std::vector<std::string>* touched) {
   Entry* e = Live(key, now_ms);
+  if (e && e->is_list) return Reply::Error(kWrongType);
   int64_t v = 0;
   if (e && !ParseInt(e->value, &v)) return Reply::Error(kNotInteger);
   if (v == kMaxInt) return Reply::Error("ERR increment or decrement would overflow");
@@ -422,6 +468,183 @@ Reply Store::Flushall(std::span<const std::string_view> argv, std::vector<std::s
   }
   map_.clear();
   return Reply::Status("OK");
+}
+
+// LPUSH/RPUSH key element [element ...]: each element in turn at the head (LPUSH k a b c leaves
+// c b a) or the tail; -> the new length. A push that creates the list makes its key ready.
+Reply Store::Push(std::span<const std::string_view> argv, bool head, int64_t now_ms,
+                  std::vector<std::string>* touched) {
+  Entry* e = Live(argv[1], now_ms);
+  if (e && !e->is_list) return Reply::Error(kWrongType);
+  const size_t n = argv.size() - 2;
+  if ((e ? e->list.size() : 0) + n > kMaxListLength)
+    return Reply::Error("ERR locklab: a list may hold at most " + std::to_string(kMaxListLength) + " elements");
+  if (e == nullptr) {
+    auto [it, inserted] = map_.emplace(std::string(argv[1]), Entry{});
+    e = &it->second;
+    e->is_list = true;
+    if (std::find(ready_.begin(), ready_.end(), argv[1]) == ready_.end()) ready_.emplace_back(argv[1]);
+  }
+  for (size_t i = 2; i < argv.size(); ++i) {
+    if (head) {
+      e->list.emplace_front(argv[i]);
+    } else {
+      e->list.emplace_back(argv[i]);
+    }
+  }
+  Touch(touched, argv[1]);
+  return Reply::Int(static_cast<int64_t>(e->list.size()));
+}
+
+// LPOP key [count], after t_list.c popGenericCommand: the count is checked first; a missing
+// key is nil (a null array with a count); count 0 is an empty array.
+Reply Store::Lpop(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
+  if (argv.size() > 3) return ArityError("lpop");
+  const bool has_count = argv.size() == 3;
+  int64_t count = 1;
+  if (has_count && (!ParseInt(argv[2], &count) || count < 0)) return Reply::Error(kNotPositive);
+  Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return Reply::Nil();
+  if (!e->is_list) return Reply::Error(kWrongType);
+  if (has_count && count == 0) {
+    Reply empty;
+    empty.type = Reply::Type::kArray;
+    return empty;
+  }
+  Reply out;
+  out.type = Reply::Type::kArray;
+  while (count-- > 0 && !e->list.empty()) {
+    out.elements.push_back(Reply::Str(std::move(e->list.front())));
+    e->list.pop_front();
+  }
+  if (e->list.empty()) map_.erase(map_.find(argv[1]));
+  Touch(touched, argv[1]);
+  if (!has_count) return std::move(out.elements.front());
+  return out;
+}
+
+// BLPOP key [key ...] timeout, after t_list.c blockingPopGenericCommand: the timeout first,
+// then the keys in order: a key of another type is an error, the first non-empty list is
+// popped at once -> [key, element]. Nothing to pop: *block (the caller parks the call) + nil.
+Reply Store::Blpop(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
+                   BlockRequest* block) {
+  int64_t timeout_ms = 0;
+  if (const char* error = ParseBlockTimeout(argv.back(), &timeout_ms)) return Reply::Error(error);
+  if (timeout_ms == 0) return Reply::Error(kBlockForeverError);
+  for (size_t i = 1; i + 1 < argv.size(); ++i) {
+    Entry* e = Live(argv[i], now_ms);
+    if (e == nullptr) continue;
+    if (!e->is_list) return Reply::Error(kWrongType);
+    Reply out;
+    out.type = Reply::Type::kArray;
+    out.elements.push_back(Reply::Str(std::string(argv[i])));
+    out.elements.push_back(Reply::Str(std::move(e->list.front())));
+    e->list.pop_front();
+    if (e->list.empty()) map_.erase(map_.find(argv[i]));
+    Touch(touched, argv[i]);
+    return out;
+  }
+  if (block != nullptr) {
+    block->blocked = true;
+    block->timeout_ms = timeout_ms;
+  }
+  return Reply::Nil();
+}
+
+namespace {
+
+// LTRIM's and LRANGE's start/stop over a list of `len` elements (t_list.c): negative counts
+// from the end; false when the range is empty.
+bool ListRange(int64_t start, int64_t end, int64_t len, int64_t* from, int64_t* to) {
+  if (start < 0) start = len + start;
+  if (end < 0) end = len + end;
+  if (start < 0) start = 0;
+  if (start > end || start >= len) return false;
+  if (end >= len) end = len - 1;
+  *from = start;
+  *to = end;
+  return true;
+}
+
+}  // namespace
+
+// LTRIM key start stop: the integers first, then the key (missing: OK).
+Reply Store::Ltrim(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
+  int64_t start, end;
+  if (!ParseInt(argv[2], &start) || !ParseInt(argv[3], &end)) return Reply::Error(kNotInteger);
+  Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return Reply::Status("OK");
+  if (!e->is_list) return Reply::Error(kWrongType);
+  int64_t from = 0, to = -1;
+  const auto len = static_cast<int64_t>(e->list.size());
+  if (ListRange(start, end, len, &from, &to)) {
+    auto first = e->list.begin();
+    std::advance(first, from);
+    e->list.erase(e->list.begin(), first);
+    auto last = e->list.begin();
+    std::advance(last, to - from + 1);
+    e->list.erase(last, e->list.end());
+  } else {
+    e->list.clear();
+  }
+  if (e->list.empty()) map_.erase(map_.find(argv[1]));
+  Touch(touched, argv[1]);
+  return Reply::Status("OK");
+}
+
+// LRANGE key start stop: the integers first, then the key (missing: empty array).
+Reply Store::Lrange(std::span<const std::string_view> argv, int64_t now_ms) {
+  int64_t start, end;
+  if (!ParseInt(argv[2], &start) || !ParseInt(argv[3], &end)) return Reply::Error(kNotInteger);
+  Reply out;
+  out.type = Reply::Type::kArray;
+  const Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return out;
+  if (!e->is_list) return Reply::Error(kWrongType);
+  int64_t from = 0, to = -1;
+  if (!ListRange(start, end, static_cast<int64_t>(e->list.size()), &from, &to)) return out;
+  auto it = e->list.begin();
+  std::advance(it, from);
+  for (int64_t i = from; i <= to; ++i, ++it) out.elements.push_back(Reply::Str(*it));
+  return out;
+}
+
+std::optional<std::string> Store::PopHead(const std::string& key, int64_t now_ms, std::vector<std::string>* touched) {
+  Entry* e = Live(key, now_ms);
+  if (e == nullptr || !e->is_list) return std::nullopt;
+  std::string v = std::move(e->list.front());
+  e->list.pop_front();
+  if (e->list.empty()) map_.erase(map_.find(key));
+  Touch(touched, key);
+  return v;
+}
+
+const char* ParseBlockTimeout(std::string_view word, int64_t* ms) {
+  static constexpr char kNotFloat[] = "ERR timeout is not a float or out of range";
+  // util.c string2ld: at most 5 KiB, no leading space, the whole word (up to a NUL byte, as
+  // C reads it), no overflow or underflow to 0, not NaN.
+  constexpr size_t kMaxLongDoubleChars = 5 * 1024;
+  if (word.empty() || word.size() >= kMaxLongDoubleChars) return kNotFloat;
+  const std::string buf(word);  // NUL-terminated
+  if (std::isspace(static_cast<unsigned char>(buf[0]))) return kNotFloat;
+  errno = 0;
+  char* end = nullptr;
+  const long double v = std::strtold(buf.c_str(), &end);
+  if (*end != '\0' || std::isnan(v) ||
+      (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || std::fpclassify(v) == FP_ZERO)))
+    return kNotFloat;
+  // tval = ceill(ftval * 1000); the conversion of a value beyond int64 gives INT64_MIN on
+  // x86-64 (so +inf and 1e30 are "negative", as redis-server 7.0.15 says).
+  const long double t = std::ceil(v * 1000.0L);
+  const int64_t tval = (t >= -9223372036854775808.0L && t < 9223372036854775808.0L) ? static_cast<int64_t>(t) : kMinInt;
+  if (tval < 0) return "ERR timeout is negative";
+  *ms = tval;
+  return nullptr;
+}
+
+bool BlpopTimeoutMs(const Command& cmd, int64_t* ms) {
+  if (cmd.script != Script::kNone || cmd.argv.size() < 3 || !EqNoCase(cmd.argv[0], "blpop")) return false;
+  return ParseBlockTimeout(cmd.argv.back(), ms) == nullptr;
 }
 
 }  // namespace locklab::sim

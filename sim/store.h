@@ -1,16 +1,25 @@
-// Store: the keyspace of one simulated Redis node: string keys, optional expiry.
+// Store: the keyspace of one simulated Redis node: string and list keys, optional expiry.
 //
 // Expiry is judged by the node's own wall clock, passed in as now_ms on every call (a node
 // whose clock jumps forward drops keys early, as real Redis does). Expired keys vanish lazily
 // on access, which is all a client can observe.
 //
 // Execute() runs one command or one named script atomically and returns what real Redis 7
-// would reply, including its error texts for wrong arity, syntax and non-integer values.
+// would reply, including its error texts for wrong arity, syntax, non-integer values and wrong
+// types (WRONGTYPE: GET on a list, LPUSH on a string, ...).
+//
+// Lists: LPUSH, RPUSH, LPOP [count], LLEN, LTRIM, LRANGE and BLPOP key [key ...] timeout. The
+// store itself never waits: a BLPOP that finds every key empty reports it through BlockRequest
+// (the simulator then parks the call at the node, see sim/simulator.h) and replies nil, which
+// is also what Redis gives a BLPOP inside a script. A push that creates a list records its key
+// as ready (TakeReadyKeys): the simulator serves parked BLPOPs from it after each command.
+// PUBLISH asks the publish hook how many subscribers received the message (0 without a hook).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <list>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,15 +33,45 @@
 namespace locklab::sim {
 
 struct Entry {
-  std::string value;
+  Entry() = default;
+  Entry(std::string v, int64_t expire_ms) : value(std::move(v)), expire_at_ms(expire_ms) {}
+
+  std::string value;          // a string key's value
   int64_t expire_at_ms = -1;  // absolute, on the node's wall clock; -1 = no expiry
+  // A list key: its elements, head first (`value` unused). As in Redis, a list whose last
+  // element goes is deleted, so a stored list is never empty.
+  bool is_list = false;
+  std::list<std::string> list;
 };
+
+// Limits of the simulated node (a push past them is refused with an error reply).
+inline constexpr size_t kMaxListLength = 1'000'000;  // elements in one list
+
+// What a BLPOP that found nothing to pop asks of its caller: wait up to timeout_ms (> 0) on
+// its keys (the command's words between the name and the timeout).
+struct BlockRequest {
+  bool blocked = false;
+  int64_t timeout_ms = 0;
+};
+
+// BLPOP's timeout argument as Redis 7.0 reads it (timeout.c): a decimal number of seconds
+// (strtold: no spaces, nothing after the number, not NaN), times 1000, rounded up to whole ms.
+// Sets *ms and returns nullptr, or returns the error reply's text ("ERR timeout is not a float
+// or out of range", "ERR timeout is negative"). *ms == 0 means "block forever" to Redis; locklab
+// refuses it (kBlockForeverError) because nothing here may wait without a bound.
+const char* ParseBlockTimeout(std::string_view word, int64_t* ms);
+inline constexpr char kBlockForeverError[] =
+    "ERR locklab: BLPOP timeout 0 would block forever; pass a positive timeout";
+// True when `cmd` is a plain BLPOP with enough words and a timeout that parses; *ms as above.
+bool BlpopTimeoutMs(const Command& cmd, int64_t* ms);
 
 class Store {
  public:
   // Runs `cmd` at node time now_ms. Keys written or deleted are appended to *touched (may be
-  // nullptr): replication forwards their new state to a replica.
-  Reply Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched = nullptr);
+  // nullptr): replication forwards their new state to a replica. A plain BLPOP with nothing to
+  // pop fills *block (when given) and replies nil; without `block` it just replies nil.
+  Reply Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched = nullptr,
+                BlockRequest* block = nullptr);
 
   // Runs one plain command given as its words, as a script's redis.call() does (same replies
   // and errors as Execute, no copies of the words).
@@ -51,7 +90,25 @@ class Store {
   void Apply(const std::string& key, const std::optional<Entry>& e);
   std::optional<Entry> Snapshot(const std::string& key) const;
 
-  void Clear() { map_.clear(); }
+  // BLPOP serving (the simulator): removes and returns the head of the live list at `key`,
+  // nullopt when there is none. A list left empty is deleted.
+  std::optional<std::string> PopHead(const std::string& key, int64_t now_ms, std::vector<std::string>* touched);
+  // Keys whose list was created by a push since the last call (each once, in push order): where
+  // parked BLPOPs may now be served. Redis signals exactly these (dbAdd of a list key).
+  bool has_ready_keys() const { return !ready_.empty(); }
+  void TakeReadyKeys(std::vector<std::string>* out) {
+    out->clear();
+    out->swap(ready_);
+  }
+
+  // PUBLISH channel message -> the hook's return value (the number of receivers).
+  using PublishHook = std::function<int64_t(std::string_view channel, std::string_view message)>;
+  void set_publish_hook(PublishHook hook) { publish_ = std::move(hook); }
+
+  void Clear() {
+    map_.clear();
+    ready_.clear();
+  }
   size_t size() const { return map_.size(); }  // including not-yet-collected expired keys
 
  private:
@@ -69,8 +126,18 @@ class Store {
                std::vector<std::string>* touched);
   Reply Incr(std::string_view key, int64_t now_ms, std::vector<std::string>* touched);
   Reply Flushall(std::span<const std::string_view> argv, std::vector<std::string>* touched);
+  Reply Push(std::span<const std::string_view> argv, bool head, int64_t now_ms, std::vector<std::string>* touched);
+  Reply Lpop(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
+  Reply Blpop(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
+              BlockRequest* block);
+  Reply Ltrim(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
+  Reply Lrange(std::span<const std::string_view> argv, int64_t now_ms);
+  Reply CallImpl(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
+                 BlockRequest* block);
 
   std::unordered_map<std::string, Entry, KeyHash, std::equal_to<>> map_;
+  std::vector<std::string> ready_;
+  PublishHook publish_;
 };
 
 }  // namespace locklab::sim

@@ -456,6 +456,216 @@ TEST_F(StoreTest, ScriptCallShapeIsChecked) {
   EXPECT_TRUE(store_.Execute(c, kT).is_error());
 }
 
+// --- Lists. Expected replies: redis-server 7.0.15 (redis-cli) on the same commands. ---
+
+const char kWrongType[] = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+Reply Arr(std::vector<std::string> items) {
+  Reply r;
+  r.type = Reply::Type::kArray;
+  for (auto& i : items) r.elements.push_back(Reply::Str(std::move(i)));
+  return r;
+}
+
+TEST_F(StoreTest, PushPopLengthRange) {
+  EXPECT_EQ(Run({"RPUSH", "l", "a", "b"}), Reply::Int(2));
+  EXPECT_EQ(Run({"lpush", "l", "x", "y"}), Reply::Int(4));  // each at the head in turn: y x a b
+  EXPECT_EQ(Run({"LRANGE", "l", "0", "-1"}), Arr({"y", "x", "a", "b"}));
+  EXPECT_EQ(Run({"LRANGE", "l", "-2", "100"}), Arr({"a", "b"}));
+  EXPECT_EQ(Run({"LRANGE", "l", "3", "1"}), Arr({}));
+  EXPECT_EQ(Run({"LRANGE", "l", "-100", "0"}), Arr({"y"}));
+  EXPECT_EQ(Run({"LRANGE", "missing", "0", "-1"}), Arr({}));
+  EXPECT_EQ(Run({"LLEN", "l"}), Reply::Int(4));
+  EXPECT_EQ(Run({"LLEN", "missing"}), Reply::Int(0));
+  EXPECT_EQ(Run({"LPOP", "l"}), Reply::Str("y"));
+  EXPECT_EQ(Run({"LPOP", "l", "2"}), Arr({"x", "a"}));
+  EXPECT_EQ(Run({"LPOP", "l", "0"}), Arr({}));    // an empty array, the key stays
+  EXPECT_EQ(Run({"LPOP", "l", "5"}), Arr({"b"}));  // as many as there are; the list goes
+  EXPECT_EQ(Run({"EXISTS", "l"}), Reply::Int(0));
+  EXPECT_EQ(Run({"LPOP", "l"}), Reply::Nil());
+  EXPECT_EQ(Run({"LPOP", "l", "2"}), Reply::Nil());  // a null array
+  EXPECT_EQ(Run({"LPOP", "l", "0"}), Reply::Nil());
+}
+
+TEST_F(StoreTest, ListErrorsAndTypes) {
+  Run({"SET", "s", "1"});
+  Run({"RPUSH", "l", "a", "b", "c"});
+  for (const std::vector<std::string>& words :
+       std::vector<std::vector<std::string>>{{"GET", "l"}, {"GETSET", "l", "x"}, {"INCR", "l"}, {"SET", "l", "v", "GET"},
+                                             {"SET", "l", "v", "NX", "GET"}, {"LPUSH", "s", "x"}, {"RPUSH", "s", "x"},
+                                             {"LLEN", "s"}, {"LPOP", "s"}, {"LPOP", "s", "0"}, {"LRANGE", "s", "0", "1"},
+                                             {"LTRIM", "s", "0", "1"}, {"BLPOP", "s", "0.1"}, {"BLPOP", "none", "s", "0.1"}})
+    EXPECT_EQ(Run(words), Err(kWrongType)) << words[0] << " " << words[1];
+  EXPECT_EQ(Run({"SETNX", "l", "v"}), Reply::Int(0));
+  EXPECT_EQ(Run({"LPOP", "l", "abc"}), Err("ERR value is out of range, must be positive"));
+  EXPECT_EQ(Run({"LPOP", "s", "-1"}), Err("ERR value is out of range, must be positive"));  // count first
+  EXPECT_EQ(Run({"LPOP", "l", "1", "2"}), Err("ERR wrong number of arguments for 'lpop' command"));
+  EXPECT_EQ(Run({"LRANGE", "s", "a", "1"}), Err(kNotInteger));  // integers before the key
+  EXPECT_EQ(Run({"LTRIM", "missing", "a", "1"}), Err(kNotInteger));
+  EXPECT_EQ(Run({"LTRIM", "missing", "0", "1"}), Ok());
+  for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
+           {"BLPOP"}, {"BLPOP", "k"}, {"LPUSH", "k"}, {"LLEN"}, {"LTRIM", "k", "1"}, {"LPOP"}, {"LRANGE", "k", "1"},
+           {"PUBLISH", "ch"}}) {
+    std::string lower = words[0];
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(Run(words), Err("ERR wrong number of arguments for '" + lower + "' command")) << words[0];
+  }
+  // SET replaces a list; the TTL rules are the string's.
+  EXPECT_EQ(Run({"SET", "l", "v"}), Ok());
+  EXPECT_EQ(Run({"GET", "l"}), Reply::Str("v"));
+  EXPECT_EQ(Run({"LLEN", "l"}), Err(kWrongType));
+  // A list keeps its TTL across pushes and pops, and expires like any key.
+  Run({"RPUSH", "t", "a", "b"});
+  Run({"PEXPIRE", "t", "100"});
+  EXPECT_EQ(Run({"LPUSH", "t", "z"}), Reply::Int(3));
+  EXPECT_EQ(Run({"PTTL", "t"}), Reply::Int(100));
+  EXPECT_EQ(Run({"LLEN", "t"}, kT + 101), Reply::Int(0));
+}
+
+TEST_F(StoreTest, Ltrim) {
+  auto fill = [&] {
+    Run({"DEL", "l"});
+    Run({"RPUSH", "l", "a", "b", "c", "d", "e"});
+  };
+  fill();
+  EXPECT_EQ(Run({"LTRIM", "l", "1", "-2"}), Ok());
+  EXPECT_EQ(Run({"LRANGE", "l", "0", "-1"}), Arr({"b", "c", "d"}));
+  fill();
+  EXPECT_EQ(Run({"LTRIM", "l", "-2", "100"}), Ok());
+  EXPECT_EQ(Run({"LRANGE", "l", "0", "-1"}), Arr({"d", "e"}));
+  fill();
+  EXPECT_EQ(Run({"LTRIM", "l", "0", "0"}), Ok());
+  EXPECT_EQ(Run({"LRANGE", "l", "0", "-1"}), Arr({"a"}));
+  fill();
+  EXPECT_EQ(Run({"LTRIM", "l", "3", "1"}), Ok());  // empty range: the list goes
+  EXPECT_EQ(Run({"EXISTS", "l"}), Reply::Int(0));
+}
+
+TEST_F(StoreTest, BlpopPopsAtOnceOrAsksToBlock) {
+  Run({"RPUSH", "b", "1", "2"});
+  TakeTouched();
+  BlockRequest block;
+  Reply r = store_.Execute(Command::Of("BLPOP", "a", "b", "0.5"), kT, &touched_, &block);
+  EXPECT_EQ(r, Arr({"b", "1"}));  // the first non-empty list, at once
+  EXPECT_FALSE(block.blocked);
+  EXPECT_EQ(TakeTouched(), Keys{"b"});
+  r = store_.Execute(Command::Of("BLPOP", "a", "c", "0.25"), kT, &touched_, &block);
+  EXPECT_EQ(r, Reply::Nil());
+  EXPECT_TRUE(block.blocked);
+  EXPECT_EQ(block.timeout_ms, 250);
+  EXPECT_TRUE(TakeTouched().empty());
+  // Without a BlockRequest (a script, or a caller that cannot wait): nil at once.
+  EXPECT_EQ(Run({"BLPOP", "a", "0.25"}), Reply::Nil());
+  EXPECT_EQ(Run({"BLPOP", "b", "1"}), Arr({"b", "2"}));
+  EXPECT_EQ(Run({"EXISTS", "b"}), Reply::Int(0));
+}
+
+TEST_F(StoreTest, BlpopTimeoutIsReadAsRedisReadsIt) {
+  struct Case {
+    std::string word;
+    int64_t ms;  // -1: the error below
+    std::string error;
+  };
+  const std::string not_float = "ERR timeout is not a float or out of range";
+  const std::string negative = "ERR timeout is negative";
+  // What redis-server 7.0.15 did with each (for "0": blocked for ever; for the others the time
+  // before its nil, or its error).
+  const std::vector<Case> cases = {
+      {"0.5", 500, ""},     {"1", 1000, ""},       {"0.0001", 1, ""},    {"1e-3", 1, ""},      {".5e-2", 5, ""},
+      {"+0.01", 10, ""},    {"0x1", 1000, ""},     {"1.5e-1", 150, ""},  {"0", 0, ""},         {"0.0", 0, ""},
+      {"-0.0001", 0, ""},   {"-0.001", 0, ""},     {"-0.0011", -1, negative}, {"-1", -1, negative},
+      {"inf", -1, negative}, {"1e30", -1, negative}, {"9.3e15", -1, negative}, {"nan", -1, not_float},
+      {"abc", -1, not_float}, {"", -1, not_float},  {" 1", -1, not_float}, {"1 ", -1, not_float},
+      {"1e5000", -1, not_float},
+  };
+  for (const Case& c : cases) {
+    int64_t ms = -1;
+    const char* error = ParseBlockTimeout(c.word, &ms);
+    if (c.ms >= 0) {
+      EXPECT_EQ(error, nullptr) << c.word;
+      EXPECT_EQ(ms, c.ms) << c.word;
+    } else {
+      ASSERT_NE(error, nullptr) << c.word;
+      EXPECT_EQ(std::string(error), c.error) << c.word;
+      EXPECT_EQ(Run({"BLPOP", "k", c.word}), Err(c.error)) << c.word;
+    }
+  }
+  // 0 means "for ever" to Redis: refused here (and by the real runtime), whatever the lists hold.
+  Run({"RPUSH", "k", "a"});
+  EXPECT_EQ(Run({"BLPOP", "k", "0"}), Err(kBlockForeverError));
+  EXPECT_EQ(Run({"BLPOP", "k", "-0.0001"}), Err(kBlockForeverError));
+  int64_t ms = 0;
+  EXPECT_TRUE(BlpopTimeoutMs(Command::Of("blpop", "k", "2"), &ms));
+  EXPECT_EQ(ms, 2000);
+  EXPECT_FALSE(BlpopTimeoutMs(Command::Of("BLPOP", "k", "x"), &ms));
+  EXPECT_FALSE(BlpopTimeoutMs(Command::Of("BLPOP", "2"), &ms));
+  EXPECT_FALSE(BlpopTimeoutMs(Command::Of("LPOP", "k", "2"), &ms));
+}
+
+TEST_F(StoreTest, ReadyKeysAreTheListsAPushCreated) {
+  std::vector<std::string> ready;
+  Run({"RPUSH", "a", "1"});
+  Run({"RPUSH", "a", "2"});  // already there: not signalled again
+  Run({"LPUSH", "b", "1"});
+  Run({"SET", "s", "x"});
+  store_.TakeReadyKeys(&ready);
+  EXPECT_EQ(ready, (Keys{"a", "b"}));
+  EXPECT_FALSE(store_.has_ready_keys());
+  Run({"LPOP", "b"});
+  RunScript(Script::kNotifyOne, {"b"}, {});
+  store_.TakeReadyKeys(&ready);
+  EXPECT_EQ(ready, Keys{"b"});
+  EXPECT_EQ(store_.PopHead("b", kT, nullptr), "1");
+  EXPECT_EQ(store_.PopHead("b", kT, nullptr), std::nullopt);
+  EXPECT_EQ(store_.PopHead("s", kT, nullptr), std::nullopt);
+}
+
+TEST_F(StoreTest, PublishCountsTheHooksReceivers) {
+  EXPECT_EQ(Run({"PUBLISH", "ch", "x"}), Reply::Int(0));  // no hook: nobody listens
+  std::vector<std::string> seen;
+  store_.set_publish_hook([&](std::string_view channel, std::string_view message) -> int64_t {
+    seen.push_back(std::string(channel) + "=" + std::string(message));
+    return 3;
+  });
+  EXPECT_EQ(Run({"publish", "ch", "hello"}), Reply::Int(3));
+  EXPECT_EQ(seen, Keys{"ch=hello"});
+  EXPECT_TRUE(TakeTouched().empty());
+}
+
+TEST_F(StoreTest, NotifyOneLeavesAtMostOneToken) {
+  EXPECT_EQ(RunScript(Script::kNotifyOne, {"w"}, {}), Reply::Int(1));
+  EXPECT_EQ(TakeTouched(), Keys{"w"});
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(RunScript(Script::kNotifyOne, {"w"}, {}), Reply::Int(1));
+  EXPECT_TRUE(TakeTouched().empty());
+  EXPECT_EQ(Run({"LRANGE", "w", "0", "-1"}), Arr({"1"}));
+  Run({"RPUSH", "w", "x"});  // pushed by someone else: the script leaves it alone
+  EXPECT_EQ(RunScript(Script::kNotifyOne, {"w"}, {}), Reply::Int(2));
+  Run({"SET", "s", "1"});
+  EXPECT_EQ(RunScript(Script::kNotifyOne, {"s"}, {}),
+            Err(std::string(kWrongType) + " script: " + ScriptSha1(Script::kNotifyOne) + ", on @user_script:1."));
+}
+
+TEST_F(StoreTest, LockScriptsOnAListKeyFailAsTheirGetDoes) {
+  Run({"RPUSH", "lk", "a"});
+  EXPECT_EQ(RunScript(Script::kCompareAndDelete, {"lk"}, {"tok"}),
+            Err(std::string(kWrongType) + " script: " + ScriptSha1(Script::kCompareAndDelete) + ", on @user_script:1."));
+  EXPECT_EQ(RunScript(Script::kCompareAndPexpire, {"lk"}, {"tok", "10"}),
+            Err(std::string(kWrongType) + " script: " + ScriptSha1(Script::kCompareAndPexpire) + ", on @user_script:1."));
+  EXPECT_EQ(RunScript(Script::kSetNxPxIncrFence, {"lk", "fk"}, {"tok", "10"}), Reply::Nil());  // NX: taken
+}
+
+TEST_F(StoreTest, ListsReplicateWhole) {
+  Run({"RPUSH", "l", "a", "b"});
+  Run({"PEXPIRE", "l", "500"});
+  Store replica;
+  for (const std::string& key : TakeTouched()) replica.Apply(key, store_.Snapshot(key));
+  EXPECT_EQ(replica.Execute(Command::Of("LRANGE", "l", "0", "-1"), kT), Arr({"a", "b"}));
+  EXPECT_EQ(replica.Execute(Command::Of("PTTL", "l"), kT), Reply::Int(500));
+  Run({"LPOP", "l", "2"});
+  for (const std::string& key : TakeTouched()) replica.Apply(key, store_.Snapshot(key));
+  EXPECT_EQ(replica.Execute(Command::Of("EXISTS", "l"), kT), Reply::Int(0));
+}
+
 TEST(ScriptsTest, TableIsIndexedByScript) {
   ASSERT_EQ(Scripts().size(), static_cast<size_t>(Script::kCount) - 1);
   for (int i = 1; i < static_cast<int>(Script::kCount); ++i) {
@@ -469,6 +679,8 @@ TEST(ScriptsTest, TableIsIndexedByScript) {
   EXPECT_EQ(GetScript(Script::kCompareAndDelete).num_keys, 1);
   EXPECT_EQ(GetScript(Script::kCompareAndPexpire).num_args, 2);
   EXPECT_EQ(GetScript(Script::kSetNxPxIncrFence).num_keys, 2);
+  EXPECT_EQ(GetScript(Script::kNotifyOne).num_keys, 1);
+  EXPECT_EQ(GetScript(Script::kNotifyOne).num_args, 0);
   EXPECT_THROW(GetScript(Script::kNone), std::out_of_range);
 }
 
@@ -481,6 +693,8 @@ TEST(ScriptsTest, Sha1) {
   // What redis-server 7.0.15 named these texts in its errors (re-check there if the Lua changes).
   EXPECT_EQ(ScriptSha1(Script::kCompareAndPexpire), "3c47f94dc28d90f47ce03eabe2ebe59e85e54bf1");
   EXPECT_EQ(ScriptSha1(Script::kSetNxPxIncrFence), "7d962846a562b81de3c7344853e93bdaf27792f1");
+  EXPECT_EQ(ScriptSha1(Script::kNotifyOne), "9fdabf9f4e4829bd1c9c041397a9aa56ca449ee8");
+  EXPECT_EQ(ScriptSha1(Script::kCompareAndDelete), "d02e481a9c91ceec59c5822a58a49d5d5d7ac80b");
 }
 
 }  // namespace
