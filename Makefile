@@ -65,6 +65,8 @@ plots: plot-deps
 retry-study: build
 	./$(BUILD)/locklab run --config harness/experiments/retry-strategies.json --backend sim --out results/retry/sim.json --quiet
 	./$(BUILD)/locklab run --config harness/experiments/retry-strategies.json --backend redis --out results/retry/redis.json --quiet
+	./$(BUILD)/locklab run --config harness/experiments/retry-fifo.json --backend sim --out results/retry/fifo-sim.json --quiet
+	./$(BUILD)/locklab run --config harness/experiments/retry-fifo.json --backend redis --out results/retry/fifo-redis.json --quiet
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,9 @@ std::string_view ScriptName(Script s) {
     case Script::kCompareAndPexpire: return "compare_and_pexpire";
     case Script::kSetNxPxIncrFence: return "set_nx_px_incr_fence";
     case Script::kNotifyOne: return "notify_one";
+    case Script::kFifoAcquire: return "fifo_acquire";
+    case Script::kFifoRelease: return "fifo_release";
+    case Script::kFifoLeave: return "fifo_leave";
     case Script::kCount: break;
   }
   return "unknown";

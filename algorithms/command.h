@@ -20,6 +20,10 @@ enum class Script : uint8_t {
   kSetNxPxIncrFence,   // SET key token NX PX ttl; on success INCR fence_key -> fence, else nil
   kNotifyOne,          // RPUSH wake_key "1" only if the list is empty -> its length after (a releaser's
                        // wake-up for one BLPOP waiter: at most one token ever waits in the list)
+  kFifoAcquire,        // fifo lock: SET lock token NX PX ttl -> 1; else RPUSH queue token -> 0
+  kFifoRelease,        // fifo lock: if GET lock == token: hand it to LPOP queue (SET lock next PX ttl,
+                       // RPUSH <lock>:wake:<next> 1) or DEL lock -> 1; else 0
+  kFifoLeave,          // fifo lock: GET lock == token -> 1 (handed over after all); else LREM queue token -> 0
   kCount,
 };
 

@@ -10,6 +10,7 @@ AlgorithmInfo TokenInfo();
 AlgorithmInfo WatchdogInfo();
 AlgorithmInfo RedlockInfo();
 AlgorithmInfo FencingInfo();
+AlgorithmInfo FifoInfo();
 AlgorithmInfo NoneInfo();
 AlgorithmInfo LocalInfo();
 
@@ -24,8 +25,8 @@ const char* OutcomeName(Outcome o) {
 
 const std::vector<AlgorithmInfo>& Algorithms() {
   static const std::vector<AlgorithmInfo> all = {NaiveInfo(),    NaiveExpireInfo(), TimestampInfo(), TokenInfo(),
-                                                 WatchdogInfo(), RedlockInfo(),     FencingInfo(),   NoneInfo(),
-                                                 LocalInfo()};
+                                                 WatchdogInfo(), RedlockInfo(),     FencingInfo(),   FifoInfo(),
+                                                 NoneInfo(),     LocalInfo()};
   return all;
 }
 

@@ -2,7 +2,7 @@
 // sim/scripts.h) against a real redis-server (the same scripts by their Lua text), on random
 // sequences of the commands and scripts the algorithms use: strings, TTLs, the lock scripts,
 // and the waiting primitives' commands (LPUSH, RPUSH, LPOP, LLEN, LTRIM, LRANGE, BLPOP,
-// notify_one, PUBLISH) on the same keys, so that wrong-type errors are compared too.
+// notify_one, PUBLISH) and the fifo lock's (LREM, fifo_acquire, fifo_release, fifo_leave) on the same keys, so that wrong-type errors are compared too.
 //
 // BLPOP: only the cases that do not wait for another client. The sim store pops at once or
 // reports that the call would park (BlockRequest); then the simulator would answer nil at the
@@ -183,7 +183,7 @@ class Gen {
 
   Step CommandStep() {
     Step s;
-    const int64_t r = Uniform(1, 132);
+    const int64_t r = Uniform(1, 141);
     if (r <= 25) {
       SetStep(&s);
     } else if (r <= 30) {
@@ -247,6 +247,18 @@ class Gen {
       s.writer = true;
     } else if (r <= 130) {
       s.cmd = Command::Of("LRANGE", Key(), Pick(kIndexes), Pick(kIndexes));
+    } else if (r <= 133) {
+      s.cmd = Command::Of("LREM", Key(), Pick(kIndexes), Value());
+      s.writer = true;
+    } else if (r <= 135) {
+      s.cmd = Command::Run(Script::kFifoAcquire, 2, Key(), Key(), Value(), Ms());
+      s.writer = true;
+    } else if (r <= 137) {
+      s.cmd = Command::Run(Script::kFifoRelease, 2, Key(), Key(), Value(), Ms());
+      s.writer = true;
+    } else if (r <= 139) {
+      s.cmd = Command::Run(Script::kFifoLeave, 2, Key(), Key(), Value());
+      s.writer = true;
     } else {
       s.cmd = Command::Of("PUBLISH", "chan", Value());
     }
@@ -633,7 +645,8 @@ TEST(Differential, SimStoreMatchesRedisServer) {
   if (failures == 0 && stats.sequences >= 500) {
     for (const char* name : {"SET", "SETNX", "GET", "GETSET", "DEL", "EXPIRE", "PEXPIRE", "PTTL", "TTL", "INCR",
                              "EXISTS", "compare_and_delete", "compare_and_pexpire", "set_nx_px_incr_fence", "LPUSH",
-                             "RPUSH", "LPOP", "LLEN", "LTRIM", "LRANGE", "BLPOP", "notify_one", "PUBLISH"})
+                             "RPUSH", "LPOP", "LLEN", "LTRIM", "LRANGE", "BLPOP", "notify_one", "PUBLISH", "LREM",
+                             "fifo_acquire", "fifo_release", "fifo_leave"})
       EXPECT_GT(stats.by_name[name], 0) << name << " never ran";
     EXPECT_GT(stats.blpop_parked, 0);
     EXPECT_GT(stats.blpop_popped, 0);

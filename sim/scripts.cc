@@ -37,6 +37,27 @@ constexpr char kNotifyOneLua[] =
     "if n == 0 then return redis.call('RPUSH', KEYS[1], '1') end "
     "return n";
 
+// The fifo lock (algorithms/fifo.cc). KEYS: lock, queue. A waiter's wake list is <lock>:wake:<token>.
+constexpr char kFifoAcquireLua[] =
+    "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+    "redis.call('RPUSH', KEYS[2], ARGV[1]) "
+    "return 0";
+constexpr char kFifoReleaseLua[] =
+    "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end "
+    "local nxt = redis.call('LPOP', KEYS[2]) "
+    "if nxt then "
+    "redis.call('SET', KEYS[1], nxt, 'PX', ARGV[2]) "
+    "local wake = KEYS[1] .. ':wake:' .. nxt "
+    "redis.call('RPUSH', wake, '1') "
+    "redis.call('PEXPIRE', wake, ARGV[2]) "
+    "return 1 end "
+    "redis.call('DEL', KEYS[1]) "
+    "return 1";
+constexpr char kFifoLeaveLua[] =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end "
+    "redis.call('LREM', KEYS[2], 0, ARGV[1]) "
+    "return 0";
+
 // A failing redis.call() aborts the script (no rollback of what it already wrote), and Redis
 // reports the command's error followed by where it happened.
 Reply Raise(Reply error, Script id) {
@@ -85,6 +106,45 @@ Reply NotifyOne(Store& store, int64_t now_ms, const Command& cmd, std::vector<st
   return r.is_error() ? Raise(std::move(r), Script::kNotifyOne) : r;
 }
 
+// One redis.call() of a script body: an error aborts the script (Raise), a reply goes on.
+#define LOCKLAB_CALL(out, id, ...)                                  \
+  Reply out = store.Call({__VA_ARGS__}, now_ms, touched);           \
+  if (out.is_error()) return Raise(std::move(out), id)
+
+Reply FifoAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &lock = cmd.argv[0], &queue = cmd.argv[1], &token = cmd.argv[2], &ttl = cmd.argv[3];
+  LOCKLAB_CALL(set, Script::kFifoAcquire, "SET", lock, token, "NX", "PX", ttl);
+  if (set.is_ok()) return Reply::Int(1);
+  LOCKLAB_CALL(push, Script::kFifoAcquire, "RPUSH", queue, token);
+  return Reply::Int(0);
+}
+
+Reply FifoRelease(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &lock = cmd.argv[0], &queue = cmd.argv[1], &token = cmd.argv[2], &ttl = cmd.argv[3];
+  LOCKLAB_CALL(current, Script::kFifoRelease, "GET", lock);
+  if (!current.is_string() || current.str != token) return Reply::Int(0);
+  LOCKLAB_CALL(next, Script::kFifoRelease, "LPOP", queue);
+  if (next.is_string()) {
+    const std::string wake = lock + ":wake:" + next.str;
+    LOCKLAB_CALL(set, Script::kFifoRelease, "SET", lock, next.str, "PX", ttl);
+    LOCKLAB_CALL(push, Script::kFifoRelease, "RPUSH", wake, "1");
+    LOCKLAB_CALL(expire, Script::kFifoRelease, "PEXPIRE", wake, ttl);
+    return Reply::Int(1);
+  }
+  LOCKLAB_CALL(del, Script::kFifoRelease, "DEL", lock);
+  return Reply::Int(1);
+}
+
+Reply FifoLeave(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &lock = cmd.argv[0], &queue = cmd.argv[1], &token = cmd.argv[2];
+  LOCKLAB_CALL(current, Script::kFifoLeave, "GET", lock);
+  if (current.is_string() && current.str == token) return Reply::Int(1);
+  LOCKLAB_CALL(removed, Script::kFifoLeave, "LREM", queue, "0", token);
+  return Reply::Int(0);
+}
+
+#undef LOCKLAB_CALL
+
 constexpr size_t kNumScripts = static_cast<size_t>(Script::kCount) - 1;
 
 size_t Index(Script id) {
@@ -102,6 +162,9 @@ const std::vector<ScriptDef>& Scripts() {
       {Script::kCompareAndPexpire, 1, 2, kCompareAndPexpireLua, &CompareAndPexpire},
       {Script::kSetNxPxIncrFence, 2, 2, kSetNxPxIncrFenceLua, &SetNxPxIncrFence},
       {Script::kNotifyOne, 1, 0, kNotifyOneLua, &NotifyOne},
+      {Script::kFifoAcquire, 2, 2, kFifoAcquireLua, &FifoAcquire},
+      {Script::kFifoRelease, 2, 2, kFifoReleaseLua, &FifoRelease},
+      {Script::kFifoLeave, 2, 1, kFifoLeaveLua, &FifoLeave},
   };
   return scripts;
 }

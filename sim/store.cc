@@ -106,7 +106,7 @@ bool Expired(const Entry& e, int64_t now_ms) { return e.expire_at_ms != -1 && no
 
 enum class Cmd {
   kGet, kSet, kDel, kTtl, kIncr, kPing, kPttl, kSetnx, kGetset, kExists, kExpire, kPexpire, kFlushall,
-  kLpush, kRpush, kLpop, kLlen, kLtrim, kLrange, kBlpop, kPublish,
+  kLpush, kRpush, kLpop, kLlen, kLtrim, kLrange, kBlpop, kPublish, kLrem,
 };
 
 struct CommandInfo {
@@ -119,6 +119,7 @@ constexpr CommandInfo kCommands[] = {
     {Cmd::kSet, "set", -3},       {Cmd::kGet, "get", 2},         {Cmd::kDel, "del", -2},
     {Cmd::kTtl, "ttl", 2},        {Cmd::kIncr, "incr", 2},       {Cmd::kPing, "ping", -1},
     {Cmd::kPttl, "pttl", 2},      {Cmd::kLpop, "lpop", -2},      {Cmd::kLlen, "llen", 2},
+    {Cmd::kLrem, "lrem", 4},
     {Cmd::kSetnx, "setnx", 3},    {Cmd::kLpush, "lpush", -3},    {Cmd::kRpush, "rpush", -3},
     {Cmd::kLtrim, "ltrim", 4},    {Cmd::kBlpop, "blpop", -3},    {Cmd::kGetset, "getset", 3},
     {Cmd::kExists, "exists", -2}, {Cmd::kExpire, "expire", -3},  {Cmd::kLrange, "lrange", 4},
@@ -311,6 +312,8 @@ Reply Store::CallImpl(std::span<const std::string_view> argv, int64_t now_ms, st
       return Ltrim(argv, now_ms, touched);
     case Cmd::kLrange:
       return Lrange(argv, now_ms);
+    case Cmd::kLrem:
+      return Lrem(argv, now_ms, touched);
     case Cmd::kBlpop:
       return Blpop(argv, now_ms, touched, block);
     case Cmd::kPublish:
@@ -590,6 +593,40 @@ Reply Store::Ltrim(std::span<const std::string_view> argv, int64_t now_ms, std::
   if (e->list.empty()) map_.erase(map_.find(argv[1]));
   Touch(touched, argv[1]);
   return Reply::Status("OK");
+}
+
+// LREM key count element (t_list.c): count > 0 removes the first `count` equal elements from
+// the head, count < 0 from the tail, 0 all of them; the integer is read before the key.
+Reply Store::Lrem(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
+  int64_t count = 0;
+  if (!ParseInt(argv[2], &count)) return Reply::Error(kNotInteger);
+  Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return Reply::Int(0);
+  if (!e->is_list) return Reply::Error(kWrongType);
+  const std::string_view value = argv[3];
+  const uint64_t limit = count == 0 ? UINT64_MAX : static_cast<uint64_t>(count < 0 ? -(count + 1) + 1 : count);
+  int64_t removed = 0;
+  if (count >= 0) {
+    for (auto it = e->list.begin(); it != e->list.end() && static_cast<uint64_t>(removed) < limit;) {
+      if (*it == value) {
+        it = e->list.erase(it);
+        ++removed;
+      } else {
+        ++it;
+      }
+    }
+  } else {
+    for (auto it = e->list.end(); it != e->list.begin() && static_cast<uint64_t>(removed) < limit;) {
+      --it;
+      if (*it == value) {
+        it = e->list.erase(it);
+        ++removed;
+      }
+    }
+  }
+  if (e->list.empty()) map_.erase(map_.find(argv[1]));
+  if (removed > 0) Touch(touched, argv[1]);
+  return Reply::Int(removed);
 }
 
 // LRANGE key start stop: the integers first, then the key (missing: empty array).

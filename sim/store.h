@@ -131,6 +131,7 @@ class Store {
   Reply Blpop(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
               BlockRequest* block);
   Reply Ltrim(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
+  Reply Lrem(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
   Reply Lrange(std::span<const std::string_view> argv, int64_t now_ms);
   Reply CallImpl(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
                  BlockRequest* block);
