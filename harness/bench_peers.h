@@ -128,7 +128,8 @@ struct BenchPeersOptions {
   std::string peers_dir;    // holds node_modules; "" = DefaultPeerModulesDir()
   std::string node = "node";
   std::string python = "/usr/bin/python3";  // Debian's Python: python3-redis lives there
-  std::string retry = "auto";               // locklab's retry policy in the contended rows
+  std::string retry = "queue";              // locklab's retry policy in the contended rows: the retry
+                                            // study's best for the token lock (FIFO wake-up on release)
   std::vector<std::string> retry_opts;      // k=v
   std::vector<std::string> only;            // implementations to run (empty: all)
   int clients = 50;

@@ -1,5 +1,6 @@
 // The command line end to end, in process: exit codes, reports on disk, determinism.
 #include "harness/cli.h"
+#include "harness/cli_test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,20 +16,6 @@
 namespace locklab {
 namespace {
 
-int Cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "locklab");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return CliMain(static_cast<int>(args.size()), argv.data());
-}
-
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 class CliTest : public ::testing::Test {
  protected:

@@ -151,13 +151,14 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   bc.with_replica = spec.replica;
   bc.seed = spec.seed;
   bc.command_timeout_us = spec.command_timeout_ms * 1000;
+  bc.trace_commands = spec.trace_commands;
   bc.net.mean_us = static_cast<int64_t>(spec.faults.net_delay_ms * 1000);
   bc.net.loss = spec.faults.net_loss;
   ParseNetDist(spec.faults.net_dist, &bc.net.dist);
 
   std::unique_ptr<Runtime> rt;
   if (spec.backend == "sim") {
-    rt = MakeSimRuntime(bc);
+    rt = MakeSimRuntime(bc, bc.trace_commands);
   } else {
     rt = MakeRedisRuntime(bc, spec.redis, &res.error);
     if (!rt) return res;

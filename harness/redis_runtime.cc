@@ -1031,7 +1031,7 @@ void RedisRuntime::Impl::OnReply(redisAsyncContext* ac, void* r, void* privdata)
 }
 
 void RedisRuntime::Impl::OnNodeReply(CallRec* rec, Reply reply) {
-  if (history != nullptr && running) {
+  if (history != nullptr && running && cfg.trace_commands) {
     Log(rec->client, Ev::kCommand, rec->endpoint, rec->cmd.ToString() + " -> " + ToString(reply));
   }
   if (rec->decided) {  // too late: the caller already has its timeout

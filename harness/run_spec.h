@@ -64,6 +64,9 @@ struct RunSpec {
   // still judge all clients together (overlaps across keys, one shared counter), so split the
   // history by key to judge it (harness/bench_peers.h).
   bool key_per_client = false;
+  // Record every executed command in the history (timelines, examples). Benchmarks that compare
+  // with libraries logging only their lock events turn it off. Not a flag, not in reports.
+  bool trace_commands = true;
   int64_t max_duration_ms = 600'000;  // hard cap on one run's true time
   // Scripted runs: one plan per client (then `requests` and `hold_ms` are not used). Empty:
   // every client takes requests from the shared pool of `requests`.

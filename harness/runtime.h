@@ -95,6 +95,8 @@ struct BackendConfig {
   uint64_t seed = 1;
   int64_t command_timeout_us = 1'000'000;  // a command with no reply by then is kTimeout
   NetSetting net;
+  bool trace_commands = true;  // record every executed command in the history (timelines); benchmarks
+                               // that compare with libraries logging only lock events turn it off
 };
 
 struct RuntimeLimits {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/cli.h"
+#include "harness/cli_test_util.h"
 #include "harness/expr.h"
 #include "harness/redis_test_util.h"
 
@@ -289,20 +290,6 @@ TEST_F(ScenarioFile, OverridesMustNameAParameter) {
 
 // --- The command line: exit codes and byte-identical reports. ---
 
-int Cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "locklab");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return CliMain(static_cast<int>(args.size()), argv.data());
-}
-
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 TEST(ScenarioCli, SameSeedSameBytesAndExitCodes) {
   const auto dir = std::filesystem::temp_directory_path() / ("locklab_scenario_cli_" + std::to_string(getpid()));
