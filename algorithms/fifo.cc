@@ -12,7 +12,9 @@
 //             a waiter -> SET lock <its token> PX ttl, RPUSH its wake key -> 1; none -> DEL -> 1
 //
 // A waiter that crashed while queued is handed the lock anyway: it is lost for at most one TTL.
-// Safety is the token lock's: a holder paused past its TTL still overlaps its successor.
+// Safety is the token lock's: a holder paused past its TTL still overlaps its successor. And a
+// hold that ends by expiry (a paused or dead holder) wakes nobody: the queued waiters wait out
+// their wait-ms before they queue again (the suite's gc-pause row shows what that costs).
 #include <algorithm>
 #include <memory>
 #include <string>
