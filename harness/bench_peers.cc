@@ -205,21 +205,6 @@ RowCheck JudgeEvents(const std::vector<Event>& events, const JudgeInput& in) {
 // ---------------------------------------------------------------------------------------------
 // Command statistics and redis-benchmark.
 
-std::map<std::string, int64_t> ParseCommandStats(const std::string& info) {
-  std::map<std::string, int64_t> out;
-  std::istringstream in(info);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("cmdstat_", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    const size_t calls = line.find("calls=");
-    if (colon == std::string::npos || calls == std::string::npos) continue;
-    std::string name = line.substr(8, colon - 8);
-    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    out[name] += std::strtoll(line.c_str() + calls + 6, nullptr, 10);
-  }
-  return out;
-}
 
 CommandDelta CommandStatsDelta(const std::vector<std::map<std::string, int64_t>>& before,
                                const std::vector<std::map<std::string, int64_t>>& after,
@@ -330,28 +315,13 @@ class Child {
     }
     const int err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const pid_t parent = getpid();
-    sigset_t all, old_mask;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old_mask);
-    const pid_t pid = fork();
+    const pid_t pid = ForkManagedChild(null_fd);
     if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(1);
-      setpgid(0, 0);
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
-      signal(SIGPIPE, SIG_DFL);
-      sigset_t none;
-      sigemptyset(&none);
-      sigprocmask(SIG_SETMASK, &none, nullptr);
-      if (null_fd >= 0) dup2(null_fd, 0);
       dup2(fds[1], 1);
       if (err_fd >= 0) dup2(err_fd, 2);
       execvpe(av[0], av.data(), ev.data());
       _exit(127);
     }
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     close(fds[1]);
     if (err_fd >= 0) close(err_fd);
     if (null_fd >= 0) close(null_fd);

@@ -78,8 +78,7 @@ struct JudgeInput {
 // `events` must be in time order (ShiftToEarliest).
 RowCheck JudgeEvents(const std::vector<Event>& events, const JudgeInput& in);
 
-// INFO commandstats text -> calls per command name in upper case ("SET" -> 5).
-std::map<std::string, int64_t> ParseCommandStats(const std::string& info);
+// (INFO commandstats text is parsed by ParseCommandStats, harness/redis_server.h.)
 struct CommandDelta {
   int64_t total = 0;
   std::map<std::string, int64_t> by_name;

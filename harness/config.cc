@@ -21,36 +21,19 @@ bool Fail(std::string* error, std::string msg) {
   return false;
 }
 
-// A value quoted for a message, kept short.
-std::string Shown(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
 
 std::string Quote(const std::string& key) { return "'" + key + "'"; }
 
 // "faults.plan[0]" + "kind"; a bare key when there is no prefix.
 std::string Path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
 
-// Every key of `obj` must be in `known`.
-bool CheckKeys(const json& obj, const std::vector<std::string>& known, const std::string& prefix, std::string* error) {
-  for (const auto& [k, v] : obj.items()) {
-    bool ok = false;
-    for (const auto& n : known) ok = ok || n == k;
-    if (ok) continue;
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    return Fail(error, "unknown key " + Quote(prefix + k) + " (expected one of: " + list + ")");
-  }
-  return true;
-}
 
 bool ReadInt64(const json& v, const std::string& key, int64_t lo, int64_t hi, int64_t* out, std::string* error) {
-  if (!v.is_number_integer()) return Fail(error, Quote(key) + " must be an integer (got " + Shown(v) + ")");
+  if (!v.is_number_integer()) return Fail(error, Quote(key) + " must be an integer (got " + ShownJson(v) + ")");
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
-    return Fail(error, Quote(key) + " is out of range (got " + Shown(v) + ")");
+    return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
   int64_t x = v.get<int64_t>();
-  if (x < lo || x > hi) return Fail(error, Quote(key) + " is out of range (got " + Shown(v) + ")");
+  if (x < lo || x > hi) return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
   *out = x;
   return true;
 }
@@ -62,17 +45,17 @@ bool ReadField(const SpecField& f, const json& v, RunSpec* spec, std::string* er
       [&](auto* p) -> bool {
         using T = std::remove_pointer_t<decltype(p)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          if (!v.is_string()) return Fail(error, Quote(key) + " must be a string (got " + Shown(v) + ")");
+          if (!v.is_string()) return Fail(error, Quote(key) + " must be a string (got " + ShownJson(v) + ")");
           *p = v.get<std::string>();
         } else if constexpr (std::is_same_v<T, bool>) {
-          if (!v.is_boolean()) return Fail(error, Quote(key) + " must be true or false (got " + Shown(v) + ")");
+          if (!v.is_boolean()) return Fail(error, Quote(key) + " must be true or false (got " + ShownJson(v) + ")");
           *p = v.get<bool>();
         } else if constexpr (std::is_same_v<T, double>) {
-          if (!v.is_number()) return Fail(error, Quote(key) + " must be a number (got " + Shown(v) + ")");
+          if (!v.is_number()) return Fail(error, Quote(key) + " must be a number (got " + ShownJson(v) + ")");
           *p = v.get<double>();
         } else if constexpr (std::is_same_v<T, uint64_t>) {
           if (!v.is_number_unsigned())
-            return Fail(error, Quote(key) + " must be a non-negative integer (got " + Shown(v) + ")");
+            return Fail(error, Quote(key) + " must be a non-negative integer (got " + ShownJson(v) + ")");
           *p = v.get<uint64_t>();
         } else {
           int64_t x = 0;
@@ -96,7 +79,7 @@ json OptionsJson(const Options& o) {
 
 // An object of strings; numbers and booleans are taken as their text, for hand-written files.
 bool ReadOptions(const json& v, const std::string& key, Options* out, std::string* error) {
-  if (!v.is_object()) return Fail(error, Quote(key) + " must be an object of strings (got " + Shown(v) + ")");
+  if (!v.is_object()) return Fail(error, Quote(key) + " must be an object of strings (got " + ShownJson(v) + ")");
   Options o;
   for (const auto& [k, x] : v.items()) {
     if (x.is_string())
@@ -106,7 +89,7 @@ bool ReadOptions(const json& v, const std::string& key, Options* out, std::strin
     else if (x.is_number_integer())
       o.Set(k, x.dump());
     else
-      return Fail(error, Quote(key + "." + k) + " must be a string (got " + Shown(x) + ")");
+      return Fail(error, Quote(key + "." + k) + " must be a string (got " + ShownJson(x) + ")");
   }
   *out = o;
   return true;
@@ -137,10 +120,10 @@ bool ReadMs(const json& v, const std::string& key, int64_t* us, std::string* err
     *us = ms * 1000;
     return true;
   }
-  if (!v.is_number()) return Fail(error, Quote(key) + " must be a number of ms (got " + Shown(v) + ")");
+  if (!v.is_number()) return Fail(error, Quote(key) + " must be a number of ms (got " + ShownJson(v) + ")");
   double ms = v.get<double>();
   if (!std::isfinite(ms) || std::fabs(ms) > static_cast<double>(kMaxMs))
-    return Fail(error, Quote(key) + " is out of range (got " + Shown(v) + ")");
+    return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
   *us = std::llround(ms * 1000.0);
   return true;
 }
@@ -156,6 +139,24 @@ const std::vector<std::string> kFaultActionKeys = {"kind",     "at_ms",   "targe
                                                    "delta_ms", "command", "on_send", "occurrence"};
 
 }  // namespace
+
+std::string ShownJson(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+bool CheckJsonKeys(const json& obj, const std::vector<std::string>& known, const std::string& prefix,
+                   std::string* error) {
+  for (const auto& [k, v] : obj.items()) {
+    bool ok = false;
+    for (const auto& n : known) ok = ok || n == k;
+    if (ok) continue;
+    std::string list;
+    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+    return Fail(error, "unknown key " + Quote(prefix + k) + " (expected one of: " + list + ")");
+  }
+  return true;
+}
 
 json ToJson(const FaultAction& a) {
   const KindUses u = Uses(a.kind);
@@ -203,13 +204,13 @@ json ToJson(const RunSpec& spec) {
 namespace {
 
 bool ReadClientPlans(const json& v, std::vector<ClientPlan>* out, std::string* error) {
-  if (!v.is_array()) return Fail(error, "'client_plans' must be a list of objects (got " + Shown(v) + ")");
+  if (!v.is_array()) return Fail(error, "'client_plans' must be a list of objects (got " + ShownJson(v) + ")");
   const std::vector<std::string> keys = {"start_ms", "requests", "hold_ms", "acquire_timeout_ms"};
   std::vector<ClientPlan> plans;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string where = "client_plans[" + std::to_string(i) + "]";
-    if (!v[i].is_object()) return Fail(error, Quote(where) + " must be an object (got " + Shown(v[i]) + ")");
-    if (!CheckKeys(v[i], keys, where + ".", error)) return false;
+    if (!v[i].is_object()) return Fail(error, Quote(where) + " must be an object (got " + ShownJson(v[i]) + ")");
+    if (!CheckJsonKeys(v[i], keys, where + ".", error)) return false;
     ClientPlan p;
     for (const auto& [key, x] : v[i].items()) {
       int64_t* field = key == "start_ms" ? &p.start_ms : key == "requests" ? &p.requests
@@ -225,13 +226,13 @@ bool ReadClientPlans(const json& v, std::vector<ClientPlan>* out, std::string* e
 }  // namespace
 
 bool FromJson(const json& j, FaultAction* out, const std::string& where, std::string* error) {
-  if (!j.is_object()) return Fail(error, Quote(where) + " must be an object (got " + Shown(j) + ")");
-  if (!CheckKeys(j, kFaultActionKeys, where.empty() ? "" : where + ".", error)) return false;
+  if (!j.is_object()) return Fail(error, Quote(where) + " must be an object (got " + ShownJson(j) + ")");
+  if (!CheckJsonKeys(j, kFaultActionKeys, where.empty() ? "" : where + ".", error)) return false;
   FaultAction a;
   if (!j.contains("kind")) return Fail(error, Quote(Path(where, "kind")) + " is missing (one of: " + KindList() + ")");
   const json& k = j["kind"];
   if (!k.is_string() || !ParseFaultKind(k.get<std::string>(), &a.kind))
-    return Fail(error, Quote(Path(where, "kind")) + " must be one of: " + KindList() + " (got " + Shown(k) + ")");
+    return Fail(error, Quote(Path(where, "kind")) + " must be one of: " + KindList() + " (got " + ShownJson(k) + ")");
   int64_t x = 0;
   constexpr int64_t kIntMax = std::numeric_limits<int>::max();
   for (const auto& [key, v] : j.items()) {
@@ -244,12 +245,12 @@ bool FromJson(const json& j, FaultAction* out, const std::string& where, std::st
       (key == "target" ? a.target : key == "node" ? a.node : a.occurrence) = static_cast<int>(x);
     }
     if (key == "command") {
-      if (!v.is_string()) return Fail(error, Quote(path) + " must be a string (got " + Shown(v) + ")");
+      if (!v.is_string()) return Fail(error, Quote(path) + " must be a string (got " + ShownJson(v) + ")");
       a.command = v.get<std::string>();
     }
     if (key == "on_send") {
       if (!v.is_string() || v.get<std::string>().empty())
-        return Fail(error, Quote(path) + " must be a command name or \"*\" (got " + Shown(v) + ")");
+        return Fail(error, Quote(path) + " must be a command name or \"*\" (got " + ShownJson(v) + ")");
       a.on_send = v.get<std::string>();
     }
   }
@@ -258,11 +259,11 @@ bool FromJson(const json& j, FaultAction* out, const std::string& where, std::st
 }
 
 bool FromJson(const json& j, RunSpec* spec, std::string* error) {
-  if (!j.is_object()) return Fail(error, "a run spec must be a JSON object (got " + Shown(j) + ")");
+  if (!j.is_object()) return Fail(error, "a run spec must be a JSON object (got " + ShownJson(j) + ")");
   std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults", "client_plans"};
   std::vector<std::string> fault_keys = {"plan"};
   for (const SpecField& f : SpecFields()) (f.in_faults ? fault_keys : top).push_back(f.key);
-  if (!CheckKeys(j, top, "", error)) return false;
+  if (!CheckJsonKeys(j, top, "", error)) return false;
   RunSpec s = *spec;  // untouched on failure
   for (const auto& [key, v] : j.items()) {
     if (const SpecField* f = FindSpecField(key, false)) {
@@ -272,23 +273,23 @@ bool FromJson(const json& j, RunSpec* spec, std::string* error) {
     } else if (key == "retry_options") {
       if (!ReadOptions(v, key, &s.retry_options, error)) return false;
     } else if (key == "redis") {
-      if (!v.is_array()) return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + Shown(v) + ")");
+      if (!v.is_array()) return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(v) + ")");
       s.redis.clear();
       for (const json& e : v) {
         if (!e.is_string())
-          return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + Shown(e) + ")");
+          return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(e) + ")");
         s.redis.push_back(e.get<std::string>());
       }
     } else if (key == "client_plans") {
       if (!ReadClientPlans(v, &s.client_plans, error)) return false;
     } else if (key == "faults") {
-      if (!v.is_object()) return Fail(error, "'faults' must be an object (got " + Shown(v) + ")");
-      if (!CheckKeys(v, fault_keys, "faults.", error)) return false;
+      if (!v.is_object()) return Fail(error, "'faults' must be an object (got " + ShownJson(v) + ")");
+      if (!CheckJsonKeys(v, fault_keys, "faults.", error)) return false;
       for (const auto& [fk, fv] : v.items()) {
         if (const SpecField* f = FindSpecField(fk, true)) {
           if (!ReadField(*f, fv, &s, error)) return false;
         } else {  // plan
-          if (!fv.is_array()) return Fail(error, "'faults.plan' must be a list of faults (got " + Shown(fv) + ")");
+          if (!fv.is_array()) return Fail(error, "'faults.plan' must be a list of faults (got " + ShownJson(fv) + ")");
           s.faults.plan.clear();
           for (size_t i = 0; i < fv.size(); ++i) {
             FaultAction a;
@@ -383,7 +384,7 @@ bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
     if (!in.contains("config")) return Fail(error, "report has no 'config'");
     src = &in["config"];
   }
-  if (!src->is_object()) return Fail(error, "a config must be a JSON object (got " + Shown(*src) + ")");
+  if (!src->is_object()) return Fail(error, "a config must be a JSON object (got " + ShownJson(*src) + ")");
   json j = *src;
   ConfigFile c = *cfg;
   if (j.contains("comment")) {  // free text for the reader of the file
@@ -396,12 +397,12 @@ bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
     const json& a = j["algorithms"];
     if (!a.is_array() || a.empty())
       return Fail(error,
-                  "'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " + Shown(a) + ")");
+                  "'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(a) + ")");
     c.algorithms.clear();
     for (const json& e : a) {
       AlgorithmChoice ch;
       if (!e.is_string())
-        return Fail(error, "'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + Shown(e) + ")");
+        return Fail(error, "'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(e) + ")");
       if (!ParseAlgorithmChoice(e.get<std::string>(), &ch, error)) return false;
       c.algorithms.push_back(ch);
     }
@@ -411,11 +412,11 @@ bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
     if (j.contains("seed")) return Fail(error, "give either 'seed' or 'seeds', not both");
     const json& s = j["seeds"];
     if (!s.is_array() || s.empty())
-      return Fail(error, "'seeds' must be a non-empty list of non-negative integers (got " + Shown(s) + ")");
+      return Fail(error, "'seeds' must be a non-empty list of non-negative integers (got " + ShownJson(s) + ")");
     c.seeds.clear();
     for (const json& e : s) {
       if (!e.is_number_unsigned())
-        return Fail(error, "'seeds' must be a list of non-negative integers (got " + Shown(e) + ")");
+        return Fail(error, "'seeds' must be a list of non-negative integers (got " + ShownJson(e) + ")");
       c.seeds.push_back(e.get<uint64_t>());
     }
     j.erase("seeds");
@@ -427,7 +428,7 @@ bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
     c.sweep.clear();
     for (const auto& [key, values] : sw.items()) {
       if (!values.is_array() || values.empty())
-        return Fail(error, "'sweep." + key + "' must be a non-empty list (got " + Shown(values) + ")");
+        return Fail(error, "'sweep." + key + "' must be a non-empty list (got " + ShownJson(values) + ")");
       // Every value must apply on its own: check each now, so a bad one fails before any run.
       for (const json& v : values) {
         RunSpec probe;
@@ -471,7 +472,7 @@ bool ApplySweepValue(const std::string& key, const json& value, RunSpec* spec, s
   if (key == "retry") {
     AlgorithmChoice c;  // the same NAME[:opt=v,...] form
     if (!value.is_string() || !ParseAlgorithmChoice(value.get<std::string>(), &c, error))
-      return Fail(error, "a retry policy is \"NAME[:opt=v,...]\" (got " + Shown(value) + ")");
+      return Fail(error, "a retry policy is \"NAME[:opt=v,...]\" (got " + ShownJson(value) + ")");
     spec->retry = c.name;
     spec->retry_options = c.options;
     return true;

@@ -17,6 +17,13 @@
 
 namespace locklab {
 
+// A JSON value as text for a one-line message, cut to 40 characters.
+std::string ShownJson(const nlohmann::json& v);
+// Every key of `obj` must be in `known`; else false and *error = "unknown key 'PREFIX+KEY'
+// (expected one of: ...)".
+bool CheckJsonKeys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& prefix,
+                   std::string* error);
+
 // Deterministic: the same spec gives the same JSON (objects are sorted maps; doubles print in
 // their shortest round-trip form).
 nlohmann::json ToJson(const RunSpec& spec);

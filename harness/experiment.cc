@@ -253,9 +253,9 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   res.counter_final = in.counter_final;
   res.stock_final = state.kind == WorkloadKind::kSeckill ? state.resource.value : 0;
   res.check = CheckAll(history, in);
-  if (keep_events) res.events = history.events();
   // The runtime's frames refer to the locks, policies and state: it goes first.
   rt.reset();
+  if (keep_events) res.events = history.TakeEvents();  // nothing writes to it any more
   if (progress) std::fprintf(stderr, "  %s on %s: %lld events\n", spec.algorithm.c_str(), spec.backend.c_str(),
                              static_cast<long long>(res.history_events));
   return res;

@@ -51,6 +51,8 @@ class History {
   void Add(int64_t t_us, int client, Ev type, int64_t value = 0, std::string detail = {});
 
   const std::vector<Event>& events() const { return events_; }
+  // Hands the events over (the history is empty afterwards).
+  std::vector<Event> TakeEvents() { return std::move(events_); }
   int64_t commands_dropped() const { return commands_dropped_; }
 
  private:

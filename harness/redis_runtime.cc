@@ -62,22 +62,6 @@ bool NeedsServerControl(FaultAction::Kind k) {
 }
 
 
-// Parses INFO commandstats: "cmdstat_set:calls=5,usec=..." -> {"SET": 5}.
-std::map<std::string, int64_t> ParseCommandStats(const std::string& info) {
-  std::map<std::string, int64_t> out;
-  std::istringstream in(info);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("cmdstat_", 0) != 0) continue;
-    size_t colon = line.find(':');
-    size_t calls = line.find("calls=");
-    if (colon == std::string::npos || calls == std::string::npos) continue;
-    std::string name = line.substr(8, colon - 8);
-    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    out[name] += std::strtoll(line.c_str() + calls + 6, nullptr, 10);
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -243,6 +244,48 @@ std::string FormatReply(const redisReply* r) {
 
 }  // namespace
 
+std::map<std::string, int64_t> ParseCommandStats(const std::string& info) {
+  std::map<std::string, int64_t> out;
+  std::istringstream in(info);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cmdstat_", 0) != 0) continue;
+    size_t colon = line.find(':');
+    size_t calls = line.find("calls=");
+    if (colon == std::string::npos || calls == std::string::npos) continue;
+    std::string name = line.substr(8, colon - 8);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out[name] += std::strtoll(line.c_str() + calls + 6, nullptr, 10);
+  }
+  return out;
+}
+
+pid_t ForkManagedChild(int stdin_fd) {
+  const pid_t parent = getpid();
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old_mask);
+  const pid_t pid = fork();
+  if (pid != 0) {
+    const int saved = errno;
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    errno = saved;
+    return pid;
+  }
+  // Die with the thread that forked us; if it is already gone, the signal was missed.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  setpgid(0, 0);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (stdin_fd >= 0) dup2(stdin_fd, 0);
+  return 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 std::string FindClockShim() {
@@ -425,15 +468,9 @@ bool RedisServers::Spawn(int i, std::string* error) {
   envp.push_back(nullptr);
   const int log_fd = open(sv.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t parent = getpid();
-
   // Signals stay blocked across fork, so that the child cannot run our SIGINT/SIGTERM handler
   // (which would kill its siblings) before it has reset the dispositions.
-  sigset_t all, old_mask;
-  sigfillset(&all);
-  sigprocmask(SIG_BLOCK, &all, &old_mask);
-  const pid_t pid = fork();
-  if (pid != 0) sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  const pid_t pid = ForkManagedChild(null_fd);
   if (pid < 0) {
     *error = std::string("redis servers: fork: ") + std::strerror(errno);
     if (log_fd >= 0) close(log_fd);
@@ -441,17 +478,6 @@ bool RedisServers::Spawn(int i, std::string* error) {
     return false;
   }
   if (pid == 0) {
-    // Die with the thread that forked us; if it is already gone, the signal was missed.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    setpgid(0, 0);  // a terminal's Ctrl-C reaches locklab only; locklab then kills us
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (null_fd >= 0) dup2(null_fd, 0);
     if (log_fd >= 0) {
       dup2(log_fd, 1);
       dup2(log_fd, 2);

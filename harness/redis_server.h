@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,19 @@ struct RedisServerOptions {
   std::string clock_shim_path;
   int64_t start_timeout_us = 10'000'000;  // per server, until it answers PING
 };
+
+// INFO commandstats text -> calls per command name in upper case
+// ("cmdstat_set:calls=5,usec=..." -> {"SET": 5}; sub-commands as "SCRIPT|LOAD").
+std::map<std::string, int64_t> ParseCommandStats(const std::string& info);
+
+// fork() for a process that manages its children (RedisServers, the peer benchmark). In the
+// child (return 0): it dies with the thread that forked it (PR_SET_PDEATHSIG; _exit(1) when that
+// is already gone), has a process group of its own (a terminal's Ctrl-C reaches the parent only,
+// which then kills it), default SIGINT, SIGTERM and SIGPIPE, no signal blocked, and stdin from
+// `stdin_fd` when it is >= 0; it may then only make async-signal-safe calls (dup2, exec, _exit).
+// Signals stay blocked across the fork, so the child never runs the parent's handlers. In the
+// parent: the child's pid, or -1 with errno set.
+pid_t ForkManagedChild(int stdin_fd);
 
 class RedisServers {
  public:

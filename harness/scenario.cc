@@ -24,20 +24,11 @@ bool Fail(std::string* error, std::string msg) {
   return false;
 }
 
-std::string Shown(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
-
+// An object with only `known` keys; messages start with `where`.
 bool CheckKeys(const json& obj, const std::vector<std::string>& known, const std::string& where, std::string* error) {
-  if (!obj.is_object()) return Fail(error, where + " must be an object (got " + Shown(obj) + ")");
-  for (const auto& [k, v] : obj.items()) {
-    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    return Fail(error, where + ": unknown key '" + k + "' (expected one of: " + list + ")");
-  }
-  return true;
+  if (!obj.is_object()) return Fail(error, where + " must be an object (got " + ShownJson(obj) + ")");
+  if (CheckJsonKeys(obj, known, "", error)) return true;
+  return Fail(error, where + ": " + *error);
 }
 
 bool ReadString(const json& v, const std::string& where, std::string* out, std::string* error) {
@@ -54,7 +45,7 @@ bool ReadString(const json& v, const std::string& where, std::string* out, std::
     *out = s;
     return true;
   }
-  return Fail(error, where + " must be a string (got " + Shown(v) + ")");
+  return Fail(error, where + " must be a string (got " + ShownJson(v) + ")");
 }
 
 // A number, or an expression over the parameters.
@@ -67,7 +58,7 @@ bool ReadNum(const json& v, const Params& p, const std::string& where, double* o
     if (!EvalExpr(v.get<std::string>(), p, out, error)) return Fail(error, where + ": " + *error);
     return true;
   }
-  return Fail(error, where + " must be a number or an expression (got " + Shown(v) + ")");
+  return Fail(error, where + " must be a number or an expression (got " + ShownJson(v) + ")");
 }
 
 bool ReadInt(const json& v, const Params& p, const std::string& where, int64_t* out, std::string* error) {
@@ -79,9 +70,9 @@ bool ReadInt(const json& v, const Params& p, const std::string& where, int64_t* 
 }
 
 bool ReadParams(const json& v, const std::string& where, Params* out, std::string* error) {
-  if (!v.is_object()) return Fail(error, where + " must be an object of numbers (got " + Shown(v) + ")");
+  if (!v.is_object()) return Fail(error, where + " must be an object of numbers (got " + ShownJson(v) + ")");
   for (const auto& [k, x] : v.items()) {
-    if (!x.is_number()) return Fail(error, where + "." + k + " must be a number (got " + Shown(x) + ")");
+    if (!x.is_number()) return Fail(error, where + "." + k + " must be a number (got " + ShownJson(x) + ")");
     (*out)[k] = x.get<double>();
   }
   return true;
@@ -104,7 +95,7 @@ bool ReadPairs(const Scenario& sc, const json& v, const std::string& where, std:
                std::string* error) {
   if (!v.is_array()) return Fail(error, where + " must be a list of \"A+B\" strings");
   for (const json& x : v) {
-    if (!x.is_string()) return Fail(error, where + " must be a list of \"A+B\" strings (got " + Shown(x) + ")");
+    if (!x.is_string()) return Fail(error, where + " must be a list of \"A+B\" strings (got " + ShownJson(x) + ")");
     const std::string s = x.get<std::string>();
     const size_t plus = s.find('+');
     const int a = plus == std::string::npos ? -1 : ClientIndex(sc, s.substr(0, plus));
@@ -136,7 +127,7 @@ bool ReadExpect(const Scenario& sc, const json& v, const Params& p, const std::s
       if (!ReadInt(x, p, w, &n, error)) return false;
       e.orders = n;
     } else {
-      if (!x.is_boolean()) return Fail(error, w + " must be true or false (got " + Shown(x) + ")");
+      if (!x.is_boolean()) return Fail(error, w + " must be true or false (got " + ShownJson(x) + ")");
       (k == "damage" ? e.damage : k == "stuck" ? e.stuck : e.releases_failed) = x.get<bool>();
     }
   }

@@ -83,14 +83,16 @@ json ResultJson(const Job& j) {
           {"timeline", ScenarioTimelineJson(j.run.client_names, j.result.events)}};
 }
 
-bool WriteScenarioReport(const Scenario& sc, const std::string& backend, const std::vector<const Job*>& jobs,
+bool WriteScenarioReport(const Scenario& sc, const std::string& backend, const std::vector<Job*>& jobs,
                          const Params& overrides, uint64_t seed, const std::string& path, std::string* error) {
   std::vector<RunResult> runs;
   json results = json::array();
-  for (const Job* j : jobs) {
+  for (Job* j : jobs) {
+    results.push_back(ResultJson(*j));  // the timeline, from the events
+    // The report's runs need no events: copy the result without them.
+    std::vector<Event> events = std::move(j->result.events);
     runs.push_back(j->result);
-    runs.back().events.clear();
-    results.push_back(ResultJson(*j));
+    j->result.events = std::move(events);
   }
   json report = BuildReport(runs, MakeReportContext(runs));
   report["config"] = {{"scenario", sc.doc}, {"params", overrides}, {"seed", seed}, {"backend", backend}};
@@ -274,8 +276,8 @@ int ScenarioCommand(const ScenarioFlags& f) {
   std::vector<std::string> written;
   for (const Scenario& sc : scenarios) {
     for (const std::string& backend : backends) {
-      std::vector<const Job*> group;
-      for (const Job& j : jobs)
+      std::vector<Job*> group;
+      for (Job& j : jobs)
         if (j.sc == &sc && j.backend == backend) group.push_back(&j);
       if (group.empty()) continue;
       const std::string path = !f.out.empty() ? f.out : f.out_dir + "/" + backend + "/" + sc.id + ".json";
