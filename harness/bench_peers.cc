@@ -526,6 +526,9 @@ using nlohmann::json;
 
 enum class Kind { kLocklab, kNode, kPython };
 
+// The setting of a row that runs an implementation as it comes (locklab: `locklab run`'s retry).
+constexpr const char* kDefaultSetting = "default";
+
 struct Impl {
   std::string id;         // what --only takes
   std::string name;       // shown in the table
@@ -581,11 +584,13 @@ struct Row {
   int64_t sent_total = -1;
   std::map<std::string, int64_t> sent_by_name;
   int64_t counter_final = 0;
+  std::vector<double> round_rates;  // measured in rounds with the limit: each round's rate
 };
 
 struct Limit {
   int clients = 0;
   double set_rps = -1, release_rps = -1, pair_rps = -1;
+  std::vector<double> round_pair_rps;  // measured in rounds with a locklab row: each round's figure
 };
 
 struct PauseRow {
@@ -725,10 +730,11 @@ void RunLocklabRow(BenchEnv& env, const Workload& w, Row* row) {
   s.key_per_client = w.per_key;
   s.trace_commands = false;  // the peers log their lock events only: so does locklab here
   std::string error;
-  // fifo waits inside the lock (its queue): a retry policy's own wake-up would only add commands.
-  const bool own_wait = impl->algorithm == "fifo";
-  if (own_wait) s.retry = "auto";
-  if ((!own_wait && !ApplyRetry(env.o, &s, &error)) || !ResolveSpec(&s, &error)) {
+  // "default": `locklab run`'s retry policy (auto). fifo waits inside the lock (its queue): a
+  // retry policy's own wake-up would only add commands. Otherwise the --retry policy.
+  const bool own_retry = row->setting != kDefaultSetting && impl->algorithm != "fifo";
+  s.retry = "auto";
+  if ((own_retry && !ApplyRetry(env.o, &s, &error)) || !ResolveSpec(&s, &error)) {
     row->error = error;
     return;
   }
@@ -915,6 +921,69 @@ Limit MeasureLimit(const BenchEnv& env, int clients, std::vector<std::string>* n
   std::string ignored;
   FlushAll(*env.servers, &ignored);
   return l;
+}
+
+// The middle value (the lower of the two middle ones for an even count); -1 when empty.
+double Median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+// " (rounds: a, b, c)" when there was more than one.
+std::string RoundsText(const std::vector<double>& v) {
+  if (v.size() < 2) return "";
+  std::string s = " (rounds:";
+  for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? " " : ", ") + Fixed(v[i], 0);
+  return s + ")";
+}
+
+// Runs the row --rounds times, each right after a measurement of the limit, so that the two see
+// the machine in the same state (on a shared VM the rates drift by 10% from minute to minute).
+// The row becomes the round with the median rate; the limit, the median of the limits.
+void RunInRoundsWithLimit(BenchEnv& env, const Workload& w, Row* row, Limit* limit,
+                          std::vector<std::string>* notes) {
+  const Row blank = *row;
+  std::vector<Row> runs;
+  std::vector<double> sets, releases, pairs;
+  for (int k = 0; k < env.o.rounds; ++k) {
+    const Limit l = MeasureLimit(env, w.clients, notes);
+    if (l.pair_rps > 0) {
+      sets.push_back(l.set_rps);
+      releases.push_back(l.release_rps);
+      pairs.push_back(l.pair_rps);
+    }
+    Row r = blank;
+    RunLocklabRow(env, w, &r);
+    if (!r.ran) {
+      *row = std::move(r);
+      runs.clear();
+      break;
+    }
+    if (env.o.progress)
+      std::fprintf(stderr, "bench-peers: %s round %d/%d: %s %.0f acquisitions/s = %.2fx the limit's %.0f pairs/s\n",
+                   w.id.c_str(), k + 1, env.o.rounds, r.name.c_str(), r.check.rate_per_s,
+                   l.pair_rps > 0 ? r.check.rate_per_s / l.pair_rps : 0.0, l.pair_rps);
+    runs.push_back(std::move(r));
+  }
+  limit->clients = w.clients;
+  limit->set_rps = Median(sets);
+  limit->release_rps = Median(releases);
+  limit->pair_rps = Median(pairs);
+  limit->round_pair_rps = pairs;
+  if (runs.empty()) return;
+  std::vector<double> rates;
+  for (const Row& r : runs) rates.push_back(r.check.rate_per_s);
+  const double middle = Median(rates);
+  for (Row& r : runs)
+    if (r.check.rate_per_s == middle) {
+      *row = std::move(r);
+      break;
+    }
+  row->round_rates = rates;
+  if (rates.size() > 1)
+    row->notes.push_back("the median of " + std::to_string(rates.size()) +
+                         " rounds, each right after a measurement of the limit (round_rates)");
 }
 
 // ---- the pause test ----
@@ -1257,6 +1326,7 @@ json RowJson(const Row& r, const std::vector<Row>& rows, const std::vector<Limit
   j["releases_failed"] = c.releases_failed;
   j["seconds"] = R3(c.span_s);
   j["acquisitions_per_s"] = R3(c.rate_per_s);
+  if (!r.round_rates.empty()) j["round_acquisitions_per_s"] = r.round_rates;
   j["acquire_ms"] = LatencyJson(c.acquire);
   j["wait_ms"] = LatencyJson(c.wait);
   const double acq = static_cast<double>(std::max<int64_t>(c.acquired, 1));
@@ -1358,6 +1428,10 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
     *error = "--count must be in [1, 1000000]";
     return 2;
   }
+  if (o.rounds < 1 || o.rounds > 20) {
+    *error = "--rounds must be in [1, 20]";
+    return 2;
+  }
   if (o.ttl_ms < 100 || o.pause_ttl_ms < 10 || o.pause_ms <= o.pause_ttl_ms || o.tuned_retry_ms < 0 ||
       o.acquire_timeout_ms < 1) {
     *error = "--ttl-ms >= 100, --pause-ms > --pause-ttl-ms, --tuned-retry-ms >= 0, --acquire-timeout-ms >= 1";
@@ -1439,16 +1513,21 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   // --- The rows. ---
   std::vector<Row> rows;
   for (const Workload& w : Workloads(o)) {
-    if (o.limit && w.timed) limits.push_back(MeasureLimit(env, w.clients, &notes));
+    // The target row (locklab token, defaults, 1 node) and the limit are measured alternately
+    // in --rounds rounds; without that row, the limit once.
+    const bool paired = o.limit && w.timed && Selected(o, "locklab-token");
+    if (o.limit && w.timed && !paired) limits.push_back(MeasureLimit(env, w.clients, &notes));
     for (int nodes : {1, 5}) {
       for (const Impl& impl : Impls()) {
         if (!Selected(o, impl.id)) continue;
         if (std::find(impl.nodes.begin(), impl.nodes.end(), nodes) == impl.nodes.end()) continue;
-        std::vector<std::string> settings = {impl.kind != Kind::kLocklab ? "default"
-                                             : impl.algorithm == "fifo"   ? "own queue"
-                                                                          : RetryText(o)};
+        // Every implementation with its defaults; where a waiting strategy matters (contended),
+        // the peers with a tuned retry delay and locklab with --retry too.
+        std::vector<std::string> settings = {impl.algorithm == "fifo" ? "own queue" : kDefaultSetting};
         if (!w.timed && impl.kind != Kind::kLocklab && impl.default_retry_ms > o.tuned_retry_ms)
           settings.push_back("tuned");
+        if (!w.timed && impl.kind == Kind::kLocklab && impl.algorithm != "fifo" && RetryText(o) != "retry=auto")
+          settings.push_back(RetryText(o));
         for (const std::string& setting : settings) {
           Row row;
           row.workload = w.id;
@@ -1462,7 +1541,13 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
           row.per_key = w.per_key;
           if (impl.kind == Kind::kLocklab) {
             row.version = std::string(LOCKLAB_VERSION) + " (" + LOCKLAB_GIT_SHA + ")";
-            RunLocklabRow(env, w, &row);
+            if (paired && impl.id == "locklab-token" && nodes == 1 && setting == kDefaultSetting) {
+              Limit limit;
+              RunInRoundsWithLimit(env, w, &row, &limit, &notes);
+              limits.push_back(limit);
+            } else {
+              RunLocklabRow(env, w, &row);
+            }
           } else if (std::string u = Unavailable(env, impl); !u.empty()) {
             row.error = u;
           } else {
@@ -1527,6 +1612,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
                       {"ttl_ms", o.ttl_ms},
                       {"acquire_timeout_ms", o.acquire_timeout_ms},
                       {"tuned_retry_ms", o.tuned_retry_ms},
+                      {"rounds", o.rounds},
                       {"locklab_retry", o.retry},
                       {"locklab_retry_options", o.retry_opts},
                       {"hold", "none: the critical section reads the counter, yields once, writes counter + 1"},
@@ -1539,7 +1625,8 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
     limit_json.push_back({{"clients", l.clients},
                           {"set_nx_px_per_s", R3(l.set_rps)},
                           {"release_script_per_s", R3(l.release_rps)},
-                          {"pairs_per_s", R3(l.pair_rps)}});
+                          {"pairs_per_s", R3(l.pair_rps)},
+                          {"round_pairs_per_s", l.round_pair_rps}});
   report["limit"] = limit_json;
   json rows_json = json::array();
   for (const Row& r : rows) rows_json.push_back(RowJson(r, rows, limits));
@@ -1560,7 +1647,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   if (!o.quiet) {
     out << "\nPeer benchmark: " << rows.size() << " rows on 5 redis-server " << redis_version
         << " processes on 127.0.0.1 (1 node = the first), one run; TTL " << o.ttl_ms << " ms; uncontended rows "
-        << o.duration_ms << " ms each; contended rows " << o.count << " acquisitions; locklab " << RetryText(o)
+        << o.duration_ms << " ms each; contended rows " << o.count << " acquisitions; locklab default retry (auto), contended also " << RetryText(o)
         << "; " << placement << "\n";
     out << "acq/s = acquisitions per second; acq = acquire latency of successful acquisitions, wait = every "
            "request until acquired or given up (ms); cmds/acq = INFO commandstats delta (every command the "
@@ -1568,11 +1655,13 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
            "clients sent; lost = lost counter increments; overlaps = mutual-exclusion violations (per key)\n\n";
     out << RowsTable(rows) << "\n";
     if (!limits.empty()) {
-      out << "Physical limit (redis-benchmark on node 1 just before the uncontended rows with as many clients, SET NX "
-             "PX then EVALSHA compare-and-delete; pairs/s = 1 / (1/set + 1/release)):\n";
+      out << "Physical limit (redis-benchmark on node 1 with as many clients, SET NX PX then EVALSHA "
+             "compare-and-delete; pairs/s = 1 / (1/set + 1/release); measured right before each round of "
+             "locklab token's uncontended row, the median of the rounds):\n";
       for (const Limit& l : limits)
         out << "  " << l.clients << " client(s): SET NX PX " << Fixed(l.set_rps, 0) << "/s, release script "
-            << Fixed(l.release_rps, 0) << "/s -> " << Fixed(l.pair_rps, 0) << " pairs/s\n";
+            << Fixed(l.release_rps, 0) << "/s -> " << Fixed(l.pair_rps, 0) << " pairs/s"
+            << RoundsText(l.round_pair_rps) << "\n";
       out << "\n";
     }
     out << "Ratios (locklab / best peer in the same workload and node count; locklab / limit with as many "
@@ -1609,7 +1698,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
 
 void AddBenchPeersFlags(CLI::App* app, BenchPeersOptions* o) {
   app->add_option("--out", o->out, "JSON report (written atomically)")->capture_default_str()->type_name("FILE");
-  app->add_option("--retry", o->retry, "locklab's retry policy (contended rows; see `locklab list`)")
+  app->add_option("--retry", o->retry, "locklab's retry policy in extra contended rows (the \"default\" rows use `locklab run`'s; see `locklab list`)")
       ->capture_default_str();
   app->add_option("--retry-opt", o->retry_opts, "locklab retry policy option k=v (repeatable)")
       ->type_name("K=V")
@@ -1623,6 +1712,10 @@ void AddBenchPeersFlags(CLI::App* app, BenchPeersOptions* o) {
   app->add_option("--clients", o->clients, "clients in the many-client rows")->capture_default_str();
   app->add_option("--duration-ms", o->duration_ms, "length of each uncontended row, ms")->capture_default_str();
   app->add_option("--count", o->count, "acquisitions in each contended row")->capture_default_str();
+  app->add_option("--rounds", o->rounds,
+                  "uncontended locklab token and redis-benchmark's limit: measured alternately this many times, "
+                  "medians shown")
+      ->capture_default_str();
   app->add_option("--ttl-ms", o->ttl_ms, "lock TTL in the speed rows, ms")->capture_default_str();
   app->add_option("--acquire-timeout-ms", o->acquire_timeout_ms, "a request gives up after this long, ms")
       ->capture_default_str();

@@ -127,13 +127,15 @@ struct BenchPeersOptions {
   std::string peers_dir;    // holds node_modules; "" = DefaultPeerModulesDir()
   std::string node = "node";
   std::string python = "/usr/bin/python3";  // Debian's Python: python3-redis lives there
-  std::string retry = "queue";              // locklab's retry policy in the contended rows: the retry
-                                            // study's best for the token lock (FIFO wake-up on release)
+  std::string retry = "queue";              // locklab's retry policy in extra contended rows (the rows
+                                            // "default" use `locklab run`'s): the retry study's best
+                                            // waiting policy for the token lock (FIFO wake-up on release)
   std::vector<std::string> retry_opts;      // k=v
   std::vector<std::string> only;            // implementations to run (empty: all)
   int clients = 50;
   int64_t duration_ms = 2000;   // uncontended rows
   int64_t count = 2000;         // contended rows: acquisitions in total
+  int rounds = 5;               // uncontended locklab token rows and the limit, measured alternately
   int64_t ttl_ms = 10'000;      // the lock's TTL in the speed rows
   int64_t acquire_timeout_ms = 10'000;
   int64_t tuned_retry_ms = 10;  // the peers' "tuned" retry delay

@@ -1,18 +1,21 @@
 // bench-peers pieces: a driver's event log becomes a History the checkers judge, commandstats
 // deltas, redis-benchmark's output, a driver's time limit, and (when the peers are installed)
-// one tiny real run of each peer driver.
+// one tiny real run of each peer driver; a small whole run of locklab's own rows.
 #include "harness/bench_peers.h"
 #include "harness/redis_server.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
-
-#include "harness/redis_server.h"
 
 namespace locklab {
 namespace {
@@ -294,6 +297,77 @@ TEST(PeerDriver, TinyRedisPyRun) {
   std::string why;
   if (!PythonPeerInstalled(&why)) GTEST_SKIP() << why;
   TinyRealRun({"/usr/bin/python3", DefaultPeerDriversDir() + "/py_peer.py"}, "redis-py");
+}
+
+// --- A small whole run of locklab's rows (no peers needed). ---
+
+TEST(BenchPeersRun, LocklabRowsWithDefaultsAndTheLimitInRounds) {
+  BenchPeersOptions o;
+  o.out = testing::TempDir() + "/bench-peers-small.json";
+  o.only = {"locklab-token", "locklab-fifo"};
+  o.clients = 5;
+  o.duration_ms = 200;
+  o.count = 100;
+  o.rounds = 2;
+  o.pause = false;
+  o.pin = false;  // leave this test process's CPUs alone
+  o.progress = false;
+  std::ostringstream table;
+  std::string error;
+  ASSERT_EQ(RunBenchPeers(o, table, &error), 0) << error << table.str();
+  std::ifstream in(o.out);
+  const nlohmann::json r = nlohmann::json::parse(in);
+  std::filesystem::remove(o.out);
+
+  // The limit: one figure per round for each client count, the median shown.
+  ASSERT_EQ(r["limit"].size(), 2u);
+  for (const auto& l : r["limit"]) {
+    ASSERT_EQ(l["round_pairs_per_s"].size(), 2u) << l.dump();
+    EXPECT_GT(l["pairs_per_s"].get<double>(), 0);
+  }
+  std::set<std::string> seen;
+  for (const auto& row : r["rows"]) {
+    const std::string id = row["workload"].get<std::string>() + " " + row["implementation"].get<std::string>() +
+                           " " + row["setting"].get<std::string>();
+    seen.insert(id);
+    ASSERT_TRUE(row["ran"].get<bool>()) << row.dump();
+    EXPECT_EQ(row["safety"]["violations"].get<int64_t>(), 0) << id;
+    EXPECT_EQ(row["failed"].get<int64_t>(), 0) << id;
+    const std::string retry = row["options"]["retry"].get<std::string>();
+    if (row["setting"] == "default" || row["implementation"] == "locklab-fifo")
+      EXPECT_EQ(retry, "auto") << id;  // `locklab run`'s policy; fifo waits in its own queue
+    else
+      EXPECT_EQ(retry, "queue") << id;
+    if (row["workload"] != "contended" && row["implementation"] == "locklab-token") {
+      // The target row: measured in rounds; its figure is one of them (the median).
+      ASSERT_EQ(row["round_acquisitions_per_s"].size(), 2u) << id;
+      const double rate = row["acquisitions_per_s"].get<double>();
+      bool one_of_them = false;
+      for (const auto& x : row["round_acquisitions_per_s"]) one_of_them |= std::abs(x.get<double>() - rate) < 0.01;
+      EXPECT_TRUE(one_of_them) << row.dump();
+      // Two commands per acquisition, as in the limit: no wake-up policy's extra command.
+      EXPECT_EQ(row["commands"]["sent_per_acquisition"].get<double>(), 2.0) << id;
+    }
+    if (row["workload"] == "contended") {
+      EXPECT_EQ(row["counter"]["lost_updates"].get<int64_t>(), 0) << id;
+      EXPECT_EQ(row["acquisitions"].get<int64_t>(), 100) << id;
+    }
+  }
+  for (const char* want : {"uncontended-1 locklab-token default", "uncontended-keys locklab-token default",
+                           "contended locklab-token default", "contended locklab-token retry=queue",
+                           "contended locklab-fifo own queue"})
+    EXPECT_TRUE(seen.count(want)) << want;
+  EXPECT_FALSE(seen.count("uncontended-1 locklab-token retry=queue"));  // the policy is idle there
+  EXPECT_NE(table.str().find("rounds:"), std::string::npos) << table.str();
+}
+
+TEST(BenchPeersRun, BadRoundsIsAnOptionError) {
+  BenchPeersOptions o;
+  o.rounds = 0;
+  std::ostringstream table;
+  std::string error;
+  EXPECT_EQ(RunBenchPeers(o, table, &error), 2);
+  EXPECT_NE(error.find("--rounds"), std::string::npos) << error;
 }
 
 }  // namespace

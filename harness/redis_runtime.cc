@@ -194,6 +194,8 @@ struct RedisRuntime::Impl {
     CallRec* rec;
     uint64_t seq;
   };
+  // The command it watches was answered (or its record reused): the entry can go.
+  static bool IsStale(const Deadline& d) { return d.rec->seq != d.seq || d.rec->decided; }
 
   // Our libevent adapter for hiredis (instead of hiredis's own): a persistent read event, and
   // reads wrapped so that commands written from inside reply callbacks are flushed right after.
@@ -335,6 +337,7 @@ struct RedisRuntime::Impl {
   void PushReady(Item item);
   void ScheduleReady();
   static void OnReadyEv(evutil_socket_t, short, void* arg);
+  void RunReadyBatch();
 
   // --- Commands. ---
   void StartCall(int client, PendingCall* call);  // StartCallInner, then the on_send triggers
@@ -663,15 +666,24 @@ void RedisRuntime::Impl::ScheduleReady() {
 void RedisRuntime::Impl::OnReadyEv(evutil_socket_t, short, void* arg) {
   auto* rt = static_cast<Impl*>(arg);
   rt->ready_scheduled = false;
-  if (!rt->running) return;  // the loop also turns before Run() (connecting): nothing resumes then
+  rt->RunReadyBatch();
+}
+
+void RedisRuntime::Impl::RunReadyBatch() {
+  if (!running) return;  // the loop also turns before Run() (connecting): nothing resumes then
   // Only what was ready when the batch began: a yield inside it runs in the next batch.
-  for (size_t n = rt->ready.size(); n > 0 && !rt->ready.empty(); --n) {
-    Item item = rt->ready.front();
-    rt->ready.pop_front();
+  for (size_t n = ready.size(); n > 0 && !ready.empty(); --n) {
+    Item item = ready.front();
+    ready.pop_front();
     if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = false;
-    rt->Dispatch(item, /*direct=*/true);
+    Dispatch(item, /*direct=*/true);
   }
-  if (!rt->ready.empty()) rt->ScheduleReady();
+  if (!ready.empty()) {
+    ScheduleReady();
+  } else if (ready_scheduled) {
+    event_del(ready_ev);  // nothing left for the zero timer: spare the loop a turn
+    ready_scheduled = false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -895,7 +907,11 @@ void RedisRuntime::Impl::AdRead(evutil_socket_t, short, void* arg) {
   Impl* rt = a->rt;
   ++rt->in_read;
   redisAsyncHandleRead(a->ac);  // may free the context, and `a` with it
-  if (--rt->in_read == 0 && !rt->flush.empty()) rt->FlushWrites();
+  if (--rt->in_read != 0) return;
+  if (!rt->flush.empty()) rt->FlushWrites();
+  // The loop has just polled the sockets: what the replies made ready (a client's zero-length
+  // sleep after its reply, say) runs now rather than one loop turn later.
+  if (!rt->ready.empty()) rt->RunReadyBatch();
 }
 
 void RedisRuntime::Impl::AdWrite(evutil_socket_t, short, void* arg) {
@@ -1075,8 +1091,11 @@ void RedisRuntime::Impl::OnDeadline(evutil_socket_t, short, void* arg) {
   // Entries of finished commands wait for their deadline here; keep the queue near the number
   // of commands actually in flight.
   if (rt->deadlines.size() > 1'000'000 && rt->deadlines.size() > 4 * rt->live_calls()) {
-    std::erase_if(rt->deadlines, [](const Deadline& d) { return d.rec->seq != d.seq || d.rec->decided; });
+    std::erase_if(rt->deadlines, IsStale);
   }
+  // Entries of commands already answered need no timer: drop them from the front, so that the
+  // timer is armed for a command still in flight (not once per finished command).
+  for (size_t n = rt->deadlines.size(); n > 0 && IsStale(rt->deadlines.front()); --n) rt->deadlines.pop_front();
   if (!rt->deadlines.empty()) rt->ArmDeadline(rt->deadlines.front().at_us - now);
 }
 
@@ -1105,7 +1124,7 @@ void RedisRuntime::Impl::OnLongDeadline(evutil_socket_t, short, void* arg) {
   // Entries of BLPOPs answered early wait here for their deadline; keep the heap near the
   // number of commands in flight.
   if (heap.size() > 100'000 && heap.size() > 4 * rt->live_calls()) {
-    std::erase_if(heap, [](const Deadline& d) { return d.rec->seq != d.seq || d.rec->decided; });
+    std::erase_if(heap, IsStale);
     std::make_heap(heap.begin(), heap.end(), later);
   }
   if (!heap.empty() && (rt->long_armed_at < 0 || heap.front().at_us < rt->long_armed_at)) {
