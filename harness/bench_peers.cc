@@ -1,5 +1,6 @@
 // `locklab bench-peers`: see bench_peers.h.
 #include "harness/bench_peers.h"
+#include "harness/idle_poll.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -22,6 +23,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -1507,6 +1509,19 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
     if (!ok) notes.push_back("could not pin the processes to CPUs: the scheduler placed them");
   }
   progress(placement);
+  // Idle CPUs poll rather than halt for the whole run (every row and the limit alike).
+  std::optional<IdlePollHold> idle_poll;
+  std::string idle = "idle CPUs halt (--no-idle-poll)";
+  if (o.idle_poll) {
+    idle_poll.emplace();
+    idle = idle_poll->active() ? "idle CPUs poll (/dev/cpu_dma_latency held at 0 us)"
+                               : "idle CPUs halt: " + idle_poll->why_not();
+    if (!idle_poll->active())
+      notes.push_back("idle CPUs halt (" + idle_poll->why_not() +
+                      "): on a VM each wake-up of a halted vCPU adds tens of us, so the one-client rows are "
+                      "slower and move by about 10% from run to run");
+  }
+  progress(idle);
   progress("5 redis-server " + redis_version + " on 127.0.0.1 ports " + Ports(*servers, 5));
 
   std::vector<Limit> limits;
@@ -1593,6 +1608,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   }
   servers.reset();  // stops the servers before the report is written
   if (have_own) sched_setaffinity(0, sizeof own_cpus, &own_cpus);
+  idle_poll.reset();
 
   // --- Report. ---
   const std::vector<Ratio> ratios = Ratios(rows, limits);
@@ -1620,7 +1636,8 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
                       {"pause", {{"ttl_ms", o.pause_ttl_ms}, {"pause_ms", o.pause_ms}, {"hold_ms", o.pause_hold_ms},
                                  {"pause_at_ms", o.pause_at_ms}}},
                       {"only", o.only},
-                      {"placement", placement}};
+                      {"placement", placement},
+                      {"idle_cpus", idle}};
   json limit_json = json::array();
   for (const Limit& l : limits)
     limit_json.push_back({{"clients", l.clients},
@@ -1649,7 +1666,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
     out << "\nPeer benchmark: " << rows.size() << " rows on 5 redis-server " << redis_version
         << " processes on 127.0.0.1 (1 node = the first), one run; TTL " << o.ttl_ms << " ms; uncontended rows "
         << o.duration_ms << " ms each; contended rows " << o.count << " acquisitions; locklab default retry (auto), contended also " << RetryText(o)
-        << "; " << placement << "\n";
+        << "; " << placement << "; " << idle << "\n";
     out << "acq/s = acquisitions per second; acq = acquire latency of successful acquisitions, wait = every "
            "request until acquired or given up (ms); cmds/acq = INFO commandstats delta (every command the "
            "servers ran, those inside Lua scripts too, INFO left out) per acquisition; sent/acq = commands the "
@@ -1727,6 +1744,8 @@ void AddBenchPeersFlags(CLI::App* app, BenchPeersOptions* o) {
   app->add_option("--pause-ms", o->pause_ms, "pause test: how long the holder is stopped, ms")->capture_default_str();
   app->add_flag("--no-pause", [o](int64_t) { o->pause = false; }, "skip the pause test");
   app->add_flag("--no-limit", [o](int64_t) { o->limit = false; }, "skip redis-benchmark");
+  app->add_flag("--no-idle-poll", [o](int64_t) { o->idle_poll = false; },
+                "let idle CPUs halt (default, as root: hold /dev/cpu_dma_latency at 0 us so that they poll)");
   app->add_flag("--no-pin", [o](int64_t) { o->pin = false; },
                 "let the scheduler place servers and clients (default: servers on CPU 0, clients on CPU 1)");
   app->add_option("--peers-dir", o->peers_dir, "where node_modules is (default BUILD/peers)")->type_name("DIR");

@@ -146,6 +146,9 @@ struct BenchPeersOptions {
   // redis-benchmark) on CPU 1, the same placement for every row; otherwise the scheduler's choice
   // (same core or not) moves a one-client ping-pong by 2x from run to run.
   bool pin = true;
+  // As root: idle CPUs poll instead of halting while the benchmark runs (IdlePollHold), so that a
+  // one-client ping-pong measures the clients and the server, not a VM's vCPU wake-ups.
+  bool idle_poll = true;
   bool quiet = false;  // no table
   bool progress = true;
   uint64_t seed = 1;

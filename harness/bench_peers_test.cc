@@ -310,7 +310,8 @@ TEST(BenchPeersRun, LocklabRowsWithDefaultsAndTheLimitInRounds) {
   o.count = 100;
   o.rounds = 2;
   o.pause = false;
-  o.pin = false;  // leave this test process's CPUs alone
+  o.pin = false;        // leave this test process's CPUs alone
+  o.idle_poll = false;  // and the machine's idle states
   o.progress = false;
   std::ostringstream table;
   std::string error;

@@ -1,6 +1,7 @@
 #include "harness/hiredis_reply.h"
 #include "harness/real_clock.h"
 #include "harness/redis_runtime.h"
+#include "harness/resp.h"
 
 #include <event2/event.h>
 #include <hiredis/async.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <coroutine>
 #include <cstdio>
@@ -254,6 +256,7 @@ struct RedisRuntime::Impl {
   std::vector<int> ep_port;
   std::vector<int> ep_server;  // endpoint -> our server index (when ours)
   std::vector<std::string> shas;  // by Script value
+  std::string resp_buf;           // the command being encoded (Write), kept for its capacity
   event_base* base = nullptr;
   std::vector<std::unique_ptr<Client>> clients;
   History* history = nullptr;
@@ -850,31 +853,24 @@ void RedisRuntime::Impl::Send(CallRec* rec) {
 }
 
 bool RedisRuntime::Impl::Write(CallRec* rec, Conn& conn, bool eval) {
+  if (conn.ac == nullptr) return false;
   const Command& cmd = rec->cmd;
-  std::vector<const char*> words;
-  std::vector<size_t> lens;
-  words.reserve(cmd.argv.size() + 3);
-  lens.reserve(cmd.argv.size() + 3);
-  std::string head, numkeys;
+  // Encoded here into a buffer kept between commands (hiredis's own formatter allocates per word).
+  std::string& out = resp_buf;
+  out.clear();
   if (cmd.script != Script::kNone) {
-    const auto& def = sim::GetScript(cmd.script);
-    head = eval ? std::string(def.lua) : shas[static_cast<size_t>(cmd.script)];
-    numkeys = std::to_string(cmd.num_keys);
-    words.push_back(eval ? "EVAL" : "EVALSHA");
-    lens.push_back(eval ? 4 : 7);
-    words.push_back(head.data());
-    lens.push_back(head.size());
-    words.push_back(numkeys.data());
-    lens.push_back(numkeys.size());
+    AppendRespArrayHeader(&out, cmd.argv.size() + 3);
+    AppendRespWord(&out, eval ? "EVAL" : "EVALSHA");
+    AppendRespWord(&out, eval ? std::string_view(sim::GetScript(cmd.script).lua)
+                              : std::string_view(shas[static_cast<size_t>(cmd.script)]));
+    char numkeys[24];
+    const auto r = std::to_chars(numkeys, numkeys + sizeof numkeys, cmd.num_keys);
+    AppendRespWord(&out, std::string_view(numkeys, static_cast<size_t>(r.ptr - numkeys)));
+  } else {
+    AppendRespArrayHeader(&out, cmd.argv.size());
   }
-  for (const auto& a : cmd.argv) {
-    words.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  if (conn.ac == nullptr ||
-      redisAsyncCommandArgv(conn.ac, &Impl::OnReply, rec, static_cast<int>(words.size()), words.data(), lens.data()) !=
-          REDIS_OK)
-    return false;
+  for (const auto& a : cmd.argv) AppendRespWord(&out, a);
+  if (redisAsyncFormattedCommand(conn.ac, &Impl::OnReply, rec, out.data(), out.size()) != REDIS_OK) return false;
   rec->hiredis_pending = true;
   // Write now rather than on the next loop pass (saves a poll per command). Not from inside a
   // reply callback: a failed write frees the context, which hiredis 0.14 does not survive
