@@ -1,5 +1,7 @@
 #include "algorithms/env.h"
 
+#include <algorithm>
+
 namespace locklab {
 
 void Env::StartSubscribe(SubscribeCall* call) {
@@ -14,15 +16,15 @@ void Env::StartWaitMessage(MessageWait* wait) {
 
 std::string Env::RandomToken(int bytes) {
   static const char kHex[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(static_cast<size_t>(bytes) * 2);
+  std::string s(static_cast<size_t>(std::max(bytes, 0)) * 2, '0');
+  char* out = s.data();
   uint64_t r = 0;
   for (int i = 0; i < bytes; ++i) {
     if (i % 8 == 0) r = Random();
-    uint8_t b = static_cast<uint8_t>(r & 0xff);
+    const auto b = static_cast<uint8_t>(r & 0xff);
     r >>= 8;
-    s.push_back(kHex[b >> 4]);
-    s.push_back(kHex[b & 15]);
+    *out++ = kHex[b >> 4];
+    *out++ = kHex[b & 15];
   }
   return s;
 }
