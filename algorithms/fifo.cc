@@ -80,6 +80,7 @@ AlgorithmInfo FifoInfo() {
   AlgorithmInfo a;
   a.name = "fifo";
   a.summary = "token lock with a FIFO wait queue in Redis: release hands the lock to the next waiter (BLPOP)";
+  a.waits_in_queue = true;
   a.options = {{"wait-ms", "0", {}, "longest one attempt waits in the queue before leaving it; 0 = ttl"}};
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<FifoLock>(env, cfg);

@@ -65,6 +65,9 @@ struct AlgorithmInfo {
   // server, a correct lock only when every client runs on one server: app_servers = 1). Checks
   // that demand zero violations of every algorithm apply to these only.
   bool is_lock = true;
+  // Its TryAcquire waits in a queue of its own in Redis and is handed the lock (fifo): a retry
+  // policy's own waiting and wake-ups would only add commands.
+  bool waits_in_queue = false;
   std::vector<OptionSpec> options;
   std::unique_ptr<Lock> (*make)(Env& env, const LockConfig& config) = nullptr;
 };

@@ -23,8 +23,10 @@ class RetryPolicy {
   // false: give up after the first attempt (policy "once").
   virtual bool retries() const { return true; }
   // Called by the workload after this client released the lock (whatever the outcome), so that
-  // a policy whose waiters sleep until a release can wake them (PUBLISH, a push to a list).
+  // a policy whose waiters sleep until a release can wake them (PUBLISH, a push to a list); only
+  // for policies whose wakes_waiters() is true (the others would spend a coroutine on nothing).
   virtual Task<void> AfterRelease(Env& env) { co_return; }
+  virtual bool wakes_waiters() const { return false; }
 };
 
 struct RetryInfo {

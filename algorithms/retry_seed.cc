@@ -44,33 +44,20 @@ class Seed : public RetryPolicy {
   int64_t sleep_ms_;
 };
 
-RetryInfo Make(const char* name, const char* summary, Seed::Kind kind, std::vector<OptionSpec> options) {
+// One maker per kind (RetryInfo::make is a plain function pointer). An option a kind does not
+// declare reads as 0, which is what that kind expects.
+template <Seed::Kind K>
+std::unique_ptr<RetryPolicy> MakeSeed(const Options& o, const std::string&) {
+  return std::make_unique<Seed>(K, RetryIntOption(o, "barrier-ms"), RetryIntOption(o, "sleep-ms"));
+}
+
+template <Seed::Kind K>
+RetryInfo Make(const char* name, const char* summary, std::vector<OptionSpec> options) {
   RetryInfo r;
   r.name = name;
   r.summary = summary;
   r.options = std::move(options);
-  switch (kind) {
-    case Seed::Kind::kNo1:
-      r.make = [](const Options& o, const std::string&) -> std::unique_ptr<RetryPolicy> {
-        return std::make_unique<Seed>(Seed::Kind::kNo1, RetryIntOption(o, "barrier-ms"), 0);
-      };
-      break;
-    case Seed::Kind::kNo2:
-      r.make = [](const Options& o, const std::string&) -> std::unique_ptr<RetryPolicy> {
-        return std::make_unique<Seed>(Seed::Kind::kNo2, RetryIntOption(o, "barrier-ms"), RetryIntOption(o, "sleep-ms"));
-      };
-      break;
-    case Seed::Kind::kSleep:
-      r.make = [](const Options& o, const std::string&) -> std::unique_ptr<RetryPolicy> {
-        return std::make_unique<Seed>(Seed::Kind::kSleep, 0, RetryIntOption(o, "sleep-ms"));
-      };
-      break;
-    case Seed::Kind::kNo5:
-      r.make = [](const Options&, const std::string&) -> std::unique_ptr<RetryPolicy> {
-        return std::make_unique<Seed>(Seed::Kind::kNo5, 0, 0);
-      };
-      break;
-  }
+  r.make = &MakeSeed<K>;
   return r;
 }
 
@@ -79,14 +66,15 @@ RetryInfo Make(const char* name, const char* summary, Seed::Kind kind, std::vect
 std::vector<RetryInfo> SeedRetryPolicies() {
   const OptionSpec barrier{"barrier-ms", "600", {}, "how long the first phase lasts, from the start of the acquisition"};
   return {
-      Make("no1", "seed 000 No1: retry at once for barrier-ms, then yield before each try", Seed::Kind::kNo1, {barrier}),
-      Make("no2", "seed 000 No2: yield for barrier-ms, then sleep sleep-ms before each try", Seed::Kind::kNo2,
-           {barrier, {"sleep-ms", "200", {}, "sleep after the barrier"}}),
-      Make("no3", "seed 000 No3 (its pick): sleep sleep-ms before each try", Seed::Kind::kSleep,
-           {{"sleep-ms", "200", {}, "sleep between attempts"}}),
-      Make("no4", "seed 000 No4: sleep sleep-ms (2 s) before each try", Seed::Kind::kSleep,
-           {{"sleep-ms", "2000", {}, "sleep between attempts"}}),
-      Make("no5", "seed 000 No5: yield before each try", Seed::Kind::kNo5, {}),
+      Make<Seed::Kind::kNo1>("no1", "seed 000 No1: retry at once for barrier-ms, then yield before each try",
+                             {barrier}),
+      Make<Seed::Kind::kNo2>("no2", "seed 000 No2: yield for barrier-ms, then sleep sleep-ms before each try",
+                             {barrier, {"sleep-ms", "200", {}, "sleep after the barrier"}}),
+      Make<Seed::Kind::kSleep>("no3", "seed 000 No3 (its pick): sleep sleep-ms before each try",
+                               {{"sleep-ms", "200", {}, "sleep between attempts"}}),
+      Make<Seed::Kind::kSleep>("no4", "seed 000 No4: sleep sleep-ms (2 s) before each try",
+                               {{"sleep-ms", "2000", {}, "sleep between attempts"}}),
+      Make<Seed::Kind::kNo5>("no5", "seed 000 No5: yield before each try", {}),
   };
 }
 

@@ -38,6 +38,7 @@ class PubSub : public RetryPolicy {
       }
     co_await env.Send(0, Command::Of("PUBLISH", channel_, "released"));
   }
+  bool wakes_waiters() const override { return true; }
 
  private:
   std::string channel_;
@@ -59,6 +60,7 @@ class Queue : public RetryPolicy {
   Task<void> AfterRelease(Env& env) override {
     co_await env.Send(0, Command::Run(Script::kNotifyOne, 1, wake_key_));
   }
+  bool wakes_waiters() const override { return true; }
 
  private:
   std::string wake_key_;

@@ -28,6 +28,7 @@
 #include <sstream>
 #include <thread>
 
+#include "algorithms/lock.h"
 #include "algorithms/options.h"
 #include "harness/real_clock.h"
 #include "harness/redis_server.h"
@@ -555,6 +556,12 @@ const std::vector<Impl>& Impls() {
   return all;
 }
 
+// A locklab lock that waits in its own Redis queue (fifo): no retry policy of ours to vary.
+bool WaitsInQueue(const Impl& impl) {
+  const AlgorithmInfo* a = impl.kind == Kind::kLocklab ? FindAlgorithm(impl.algorithm) : nullptr;
+  return a != nullptr && a->waits_in_queue;
+}
+
 struct Workload {
   std::string id;
   std::string label;
@@ -734,7 +741,7 @@ void RunLocklabRow(BenchEnv& env, const Workload& w, Row* row) {
   std::string error;
   // "default": `locklab run`'s retry policy (auto). fifo waits inside the lock (its queue): a
   // retry policy's own wake-up would only add commands. Otherwise the --retry policy.
-  const bool own_retry = row->setting != kDefaultSetting && impl->algorithm != "fifo";
+  const bool own_retry = row->setting != kDefaultSetting && !WaitsInQueue(*impl);
   s.retry = "auto";
   if ((own_retry && !ApplyRetry(env.o, &s, &error)) || !ResolveSpec(&s, &error)) {
     row->error = error;
@@ -1539,10 +1546,10 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
         if (std::find(impl.nodes.begin(), impl.nodes.end(), nodes) == impl.nodes.end()) continue;
         // Every implementation with its defaults; where a waiting strategy matters (contended),
         // the peers with a tuned retry delay and locklab with --retry too.
-        std::vector<std::string> settings = {impl.algorithm == "fifo" ? "own queue" : kDefaultSetting};
+        std::vector<std::string> settings = {WaitsInQueue(impl) ? "own queue" : kDefaultSetting};
         if (!w.timed && impl.kind != Kind::kLocklab && impl.default_retry_ms > o.tuned_retry_ms)
           settings.push_back("tuned");
-        if (!w.timed && impl.kind == Kind::kLocklab && impl.algorithm != "fifo" && RetryText(o) != "retry=auto")
+        if (!w.timed && impl.kind == Kind::kLocklab && !WaitsInQueue(impl) && RetryText(o) != "retry=auto")
           settings.push_back(RetryText(o));
         for (const std::string& setting : settings) {
           Row row;

@@ -123,7 +123,8 @@ struct RedisRuntime::Impl {
     event* ev;
   };
 
-  // Something to do after a network delay (a SUBSCRIBE, its answer, a message held in transit).
+  // Something to do after a while: a sleep's end, or what waits out a network delay (a
+  // SUBSCRIBE, its answer, a message held in transit).
   struct Later {
     Impl* rt;
     event* ev;
@@ -208,13 +209,6 @@ struct RedisRuntime::Impl {
     event* wev;
   };
 
-  struct SleepRec {
-    Impl* rt;
-    int client;
-    void* handle;
-    event* ev;
-  };
-
   struct FaultTimer {
     Impl* rt;
     FaultAction f;
@@ -288,7 +282,6 @@ struct RedisRuntime::Impl {
   std::unordered_set<Later*> laters;
   int in_read = 0;                   // depth of hiredis read handling (reply callbacks)
   std::vector<Conn*> flush;          // connections written to from inside a reply callback
-  std::unordered_set<SleepRec*> sleeps;
   std::vector<FaultAction> planned;
   std::vector<std::unique_ptr<FaultTimer>> fault_timers;
   int faults_pending = 0;
@@ -392,7 +385,8 @@ struct RedisRuntime::Impl {
 
   // --- Sleeps, tasks. ---
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
-  static void OnWake(evutil_socket_t, short, void* arg);
+  // True µs that `us` of client `client`'s monotonic clock take (its drift).
+  int64_t OnClientClockUs(int client, int64_t us) const;
   void Spawn(int client, Task<void> task);
   Task<void> RunMain(int client, Task<void> main);
 
@@ -520,11 +514,6 @@ RedisRuntime::Impl::~Impl() {
   pool.clear();
   free_recs.clear();
   if (deadline_ev != nullptr) event_free(deadline_ev);
-  for (SleepRec* s : sleeps) {
-    event_free(s->ev);
-    delete s;
-  }
-  sleeps.clear();
   for (auto& f : fault_timers) event_free(f->ev);
   for (auto& r : restarts)
     if (r.ev != nullptr) event_free(r.ev);
@@ -1165,29 +1154,19 @@ std::string RedisRuntime::Impl::ServerName(int endpoint) const {
 // ---------------------------------------------------------------------------------------------
 // Sleeps and tasks.
 
+int64_t RedisRuntime::Impl::OnClientClockUs(int client, int64_t us) const {
+  // The client's monotonic clock runs (1 + drift) times as fast as true time.
+  const double rate = 1.0 + clients[static_cast<size_t>(client)]->clock.drift_ppm / 1e6;
+  return static_cast<int64_t>(std::ceil(static_cast<double>(us) / rate));
+}
+
 void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handle<> h) {
   if (us <= 0) {
     PushReady(Item{Item::kResume, client, h.address()});
     return;
   }
-  // `us` is on the client's monotonic clock, which runs (1 + drift) times as fast.
-  const double rate = 1.0 + clients[static_cast<size_t>(client)]->clock.drift_ppm / 1e6;
-  const auto true_us = static_cast<int64_t>(std::ceil(static_cast<double>(us) / rate));
-  auto* s = new SleepRec{this, client, h.address(), nullptr};
-  s->ev = event_new(base, -1, 0, &Impl::OnWake, s);
-  sleeps.insert(s);
-  const timeval tv = Tv(true_us);
-  event_add(s->ev, &tv);
-}
-
-void RedisRuntime::Impl::OnWake(evutil_socket_t, short, void* arg) {
-  auto* s = static_cast<SleepRec*>(arg);
-  Impl* rt = s->rt;
-  const Item item{Item::kResume, s->client, s->handle};
-  rt->sleeps.erase(s);
-  event_free(s->ev);
-  delete s;
-  rt->Dispatch(item, /*direct=*/true);
+  const Item item{Item::kResume, client, h.address()};
+  After(OnClientClockUs(client, us), [this, item] { Dispatch(item, /*direct=*/true); });
 }
 
 void RedisRuntime::Impl::Spawn(int client, Task<void> task) {
@@ -1439,8 +1418,7 @@ void RedisRuntime::Impl::StartWaitMessage(int client, MessageWait* wait) {
     return;
   }
   // A timer of the client, on its monotonic clock (as StartSleep).
-  const double rate = 1.0 + c.clock.drift_ppm / 1e6;
-  const auto true_us = static_cast<int64_t>(std::ceil(static_cast<double>(wait->timeout_us) / rate));
+  const int64_t true_us = OnClientClockUs(client, wait->timeout_us);
   auto* t = new WaitTimer{this, client, ++c.next_waiter, nullptr};
   t->ev = event_new(base, -1, 0, &Impl::OnWaitTimer, t);
   wait_timers.insert(t);
@@ -1769,7 +1747,7 @@ void RedisRuntime::Impl::OnCap(evutil_socket_t, short, void* arg) {
 
 void RedisRuntime::Impl::OnWatchdog(evutil_socket_t, short, void* arg) {
   auto* rt = static_cast<Impl*>(arg);
-  if (rt->mains_left <= 0 || rt->live_calls() > 0 || !rt->sleeps.empty() || !rt->ready.empty() ||
+  if (rt->mains_left <= 0 || rt->live_calls() > 0 || !rt->ready.empty() ||
       rt->faults_pending > 0 || !rt->wait_timers.empty() || !rt->laters.empty())
     return;
   for (const auto& c : rt->clients) {

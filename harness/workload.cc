@@ -64,7 +64,7 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
     h.Add(s.runtime->TrueNowUs(), c, Ev::kReleaseStart);
     Outcome o = co_await lock.Release();
     h.Add(s.runtime->TrueNowUs(), c, ReleaseEvent(o));
-    co_await policy.AfterRelease(env);
+    if (policy.wakes_waiters()) co_await policy.AfterRelease(env);
   }
 }
 
