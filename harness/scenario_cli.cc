@@ -55,10 +55,12 @@ struct Job {
 };
 
 // An expectation that judges nothing but makes Judge describe everything (runs with --algorithm).
-json ObserveAll(const ScenarioRun& run) {
-  json j = {{"overlap", false}, {"damage", false}};
-  if (run.liveness_bound_ms > 0) j["stuck"] = false;
-  return j;
+Expectation ObserveAll(const ScenarioRun& run) {
+  Expectation e;
+  e.overlap = false;
+  e.damage = false;
+  if (run.liveness_bound_ms > 0) e.stuck = false;
+  return e;
 }
 
 std::string ParamsText(const Params& p) {
@@ -217,10 +219,8 @@ int ScenarioCommand(const ScenarioFlags& f) {
           if (!ParseAlgorithmChoice(f.algorithm, &c, &error)) return BadInput(error);
           const AlgorithmInfo* alg = FindAlgorithm(c.name);
           if (alg == nullptr) return BadInput("--algorithm: unknown algorithm '" + c.name + "' (see `locklab list`)");
-          const json observe = ObserveAll(j.run);
-          ScenarioRun observed;
-          if (!CompileVariant(sc, var.name, overrides, backend, f.seed, &observe, &observed, &error))
-            return BadInput(error);
+          ScenarioRun observed = j.run;
+          observed.expect = ObserveAll(j.run);
           observed.spec.algorithm = c.name;
           observed.spec.algorithm_options = c.options;
           observed.spec.nodes = std::max(observed.spec.nodes, alg->nodes);
