@@ -1672,8 +1672,9 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   if (!o.quiet) {
     out << "\nPeer benchmark: " << rows.size() << " rows on 5 redis-server " << redis_version
         << " processes on 127.0.0.1 (1 node = the first), one run; TTL " << o.ttl_ms << " ms; uncontended rows "
-        << o.duration_ms << " ms each; contended rows " << o.count << " acquisitions; locklab default retry (auto), contended also " << RetryText(o)
-        << "; " << placement << "; " << idle << "\n";
+        << o.duration_ms << " ms each; contended rows " << o.count << " acquisitions; locklab rows: default retry (auto)"
+        << (RetryText(o) != "retry=auto" ? ", contended also " + RetryText(o) : std::string()) << "; " << placement
+        << "; " << idle << "\n";
     out << "acq/s = acquisitions per second; acq = acquire latency of successful acquisitions, wait = every "
            "request until acquired or given up (ms); cmds/acq = INFO commandstats delta (every command the "
            "servers ran, those inside Lua scripts too, INFO left out) per acquisition; sent/acq = commands the "
@@ -1681,8 +1682,8 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
     out << RowsTable(rows) << "\n";
     if (!limits.empty()) {
       out << "Physical limit (redis-benchmark on node 1 with as many clients, SET NX PX then EVALSHA "
-             "compare-and-delete; pairs/s = 1 / (1/set + 1/release); measured right before each round of "
-             "locklab token's uncontended row, the median of the rounds):\n";
+             "compare-and-delete; pairs/s = 1 / (1/set + 1/release); measured right before the uncontended "
+             "rows, or before each round of locklab token's uncontended row when it runs: the median):\n";
       for (const Limit& l : limits)
         out << "  " << l.clients << " client(s): SET NX PX " << Fixed(l.set_rps, 0) << "/s, release script "
             << Fixed(l.release_rps, 0) << "/s -> " << Fixed(l.pair_rps, 0) << " pairs/s"
