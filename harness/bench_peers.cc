@@ -1753,7 +1753,7 @@ void AddBenchPeersFlags(CLI::App* app, BenchPeersOptions* o) {
   app->add_flag("--no-pause", [o](int64_t) { o->pause = false; }, "skip the pause test");
   app->add_flag("--no-limit", [o](int64_t) { o->limit = false; }, "skip redis-benchmark");
   app->add_flag("--no-idle-poll", [o](int64_t) { o->idle_poll = false; },
-                "let idle CPUs halt (default, as root: hold /dev/cpu_dma_latency at 0 us so that they poll)");
+                "let idle CPUs halt (without it, when run as root, /dev/cpu_dma_latency is held at 0 us so that they poll)");
   app->add_flag("--no-pin", [o](int64_t) { o->pin = false; },
                 "let the scheduler place servers and clients (default: servers on CPU 0, clients on CPU 1)");
   app->add_option("--peers-dir", o->peers_dir, "where node_modules is (default BUILD/peers)")->type_name("DIR");
