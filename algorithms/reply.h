@@ -25,6 +25,7 @@ struct Reply {
   static Reply Status(std::string s) { Reply r; r.type = Type::kStatus; r.str = std::move(s); return r; }
   static Reply Error(std::string s) { Reply r; r.type = Type::kError; r.str = std::move(s); return r; }
   static Reply Timeout() { Reply r; r.type = Type::kTimeout; return r; }
+  static Reply Array(std::vector<Reply> e = {}) { Reply r; r.type = Type::kArray; r.elements = std::move(e); return r; }
 
   bool is_nil() const { return type == Type::kNil; }
   bool is_int(int64_t v) const { return type == Type::kInteger && integer == v; }

@@ -1,14 +1,11 @@
 // `locklab bench-peers`: see bench_peers.h.
 #include "harness/bench_peers.h"
+#include "harness/child_process.h"
 #include "harness/idle_poll.h"
+#include "harness/redis_benchmark.h"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,9 +32,7 @@
 #include "harness/report.h"
 #include "harness/run_spec.h"
 #include "harness/text_table.h"
-#include "sim/scripts.h"
 
-extern char** environ;
 
 namespace locklab {
 
@@ -233,19 +228,9 @@ CommandDelta CommandStatsDelta(const std::vector<std::map<std::string, int64_t>>
   return d;
 }
 
-double ParseRedisBenchmarkRps(const std::string& output) {
-  const std::string marker = " requests per second";
-  const size_t at = output.rfind(marker);
-  if (at == std::string::npos || at == 0) return -1;
-  size_t start = at;
-  while (start > 0 && (std::isdigit(static_cast<unsigned char>(output[start - 1])) || output[start - 1] == '.'))
-    --start;
-  if (start == at) return -1;
-  return std::atof(output.substr(start, at - start).c_str());
-}
 
 // ---------------------------------------------------------------------------------------------
-// Child processes.
+// Driver processes (ChildProcess, harness/child_process.h).
 
 namespace {
 
@@ -258,205 +243,6 @@ void SleepUntilUs(int64_t t_us) {
     std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(left, 50'000)));
   }
 }
-
-std::string ReadWholeFile(const std::string& path, bool* ok = nullptr) {
-  std::ifstream f(path, std::ios::binary);
-  if (ok != nullptr) *ok = static_cast<bool>(f);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::string Tail(const std::string& s, int lines) {
-  size_t pos = s.size();
-  while (pos > 0 && (s[pos - 1] == '\n' || s[pos - 1] == ' ')) --pos;
-  const size_t end = pos;
-  for (int n = 0; n < lines && pos > 0; ++n) {
-    const size_t nl = s.rfind('\n', pos - 1);
-    pos = nl == std::string::npos ? 0 : nl;
-    if (nl == std::string::npos) break;
-  }
-  std::string t = s.substr(pos, end - pos);
-  while (!t.empty() && t.front() == '\n') t.erase(t.begin());
-  for (char& c : t)
-    if (c == '\n') c = '|';
-  return t;
-}
-
-// One child process: stdin /dev/null, stdout a pipe to us, stderr a file. It dies with us
-// (PR_SET_PDEATHSIG) and sits in its own process group, so a terminal's Ctrl-C reaches locklab
-// only, and locklab's exit kills it. The destructor kills and reaps it.
-class Child {
- public:
-  Child() = default;
-  ~Child() { Kill(); }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  bool Start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-             const std::string& stderr_path, std::string* error) {
-    if (argv.empty()) {
-      *error = "no program";
-      return false;
-    }
-    std::set<std::string> overridden;
-    for (const auto& e : extra_env) overridden.insert(e.substr(0, e.find('=')));
-    std::vector<std::string> env_strings = extra_env;
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-      std::string s(*e);
-      if (overridden.count(s.substr(0, s.find('='))) == 0) env_strings.push_back(s);
-    }
-    std::vector<char*> av, ev;
-    for (const auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
-    av.push_back(nullptr);
-    for (const auto& e : env_strings) ev.push_back(const_cast<char*>(e.c_str()));
-    ev.push_back(nullptr);
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-      *error = std::string("pipe: ") + std::strerror(errno);
-      return false;
-    }
-    const int err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const pid_t pid = ForkManagedChild(null_fd);
-    if (pid == 0) {
-      dup2(fds[1], 1);
-      if (err_fd >= 0) dup2(err_fd, 2);
-      execvpe(av[0], av.data(), ev.data());
-      _exit(127);
-    }
-    close(fds[1]);
-    if (err_fd >= 0) close(err_fd);
-    if (null_fd >= 0) close(null_fd);
-    if (pid < 0) {
-      close(fds[0]);
-      *error = std::string("fork: ") + std::strerror(errno);
-      return false;
-    }
-    pid_ = pid;
-    out_fd_ = fds[0];
-    fcntl(out_fd_, F_SETFL, fcntl(out_fd_, F_GETFL) | O_NONBLOCK);
-    return true;
-  }
-
-  pid_t pid() const { return pid_; }
-  void Signal(int sig) {
-    if (pid_ > 0) kill(pid_, sig);
-  }
-
-  // One line of stdout (without the newline), waiting until deadline_us. false at the end of
-  // the output or when the deadline passes.
-  bool ReadLine(std::string* line, int64_t deadline_us) {
-    for (int i = 0; i < 1'000'000; ++i) {
-      const size_t nl = buf_.find('\n');
-      if (nl != std::string::npos) {
-        *line = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
-        return true;
-      }
-      if (eof_ || !Fill(deadline_us)) return false;
-    }
-    return false;
-  }
-
-  // Reads stdout to its end and reaps the child, until deadline_us; past it, SIGCONT + SIGTERM
-  // (the drivers write their logs on SIGTERM), SIGKILL 2 s later. *status: the exit status, or
-  // 128 + signal. false when the deadline passed.
-  bool Finish(int64_t deadline_us, std::string* rest, int* status) {
-    bool in_time = true;
-    for (int i = 0; i < 1'000'000 && !eof_; ++i) {
-      if (!Fill(deadline_us)) {
-        if (!eof_) in_time = false;
-        break;
-      }
-    }
-    if (!in_time) {
-      Signal(SIGCONT);
-      Signal(SIGTERM);
-      const int64_t grace = NowUs() + 2'000'000;
-      for (int i = 0; i < 10'000 && !eof_; ++i)
-        if (!Fill(grace)) break;
-    }
-    *rest += buf_;
-    buf_.clear();
-    *status = Reap(in_time ? deadline_us : NowUs() + 2'000'000);
-    if (*status < 0) {
-      Kill();
-      *status = 128 + SIGKILL;
-      in_time = false;
-    }
-    return in_time;
-  }
-
-  void Kill() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-      pid_ = 0;
-    }
-    if (out_fd_ >= 0) {
-      close(out_fd_);
-      out_fd_ = -1;
-    }
-  }
-
- private:
-  // Reads what is there, waiting until deadline_us. false on timeout or end of output.
-  bool Fill(int64_t deadline_us) {
-    if (out_fd_ < 0) {
-      eof_ = true;
-      return false;
-    }
-    for (int i = 0; i < 100'000; ++i) {
-      char chunk[65536];
-      const ssize_t n = read(out_fd_, chunk, sizeof chunk);
-      if (n > 0) {
-        buf_.append(chunk, static_cast<size_t>(n));
-        return true;
-      }
-      if (n == 0) {
-        eof_ = true;
-        return false;
-      }
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        eof_ = true;
-        return false;
-      }
-      const int64_t left_us = deadline_us - NowUs();
-      if (left_us <= 0) return false;
-      pollfd p{out_fd_, POLLIN, 0};
-      poll(&p, 1, static_cast<int>(std::min<int64_t>(left_us / 1000 + 1, 1000)));
-    }
-    return false;
-  }
-
-  // waitpid until deadline_us: the exit status, 128 + signal, or -1 if still running.
-  int Reap(int64_t deadline_us) {
-    if (pid_ <= 0) return -1;
-    for (int i = 0; i < 1'000'000; ++i) {
-      int st = 0;
-      const pid_t r = waitpid(pid_, &st, WNOHANG);
-      if (r == pid_) {
-        pid_ = 0;
-        if (out_fd_ >= 0) {
-          close(out_fd_);
-          out_fd_ = -1;
-        }
-        return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
-      }
-      if (r < 0 && errno != EINTR) return -1;
-      if (NowUs() >= deadline_us) return -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return -1;
-  }
-
-  pid_t pid_ = 0;
-  int out_fd_ = -1;
-  bool eof_ = false;
-  std::string buf_;
-};
 
 // Sorts stdout into the summary line and other JSON lines.
 void ReadStdout(const std::string& out, DriverResult* r) {
@@ -480,7 +266,7 @@ void CompleteDriver(const DriverCall& call, bool in_time, int status, const std:
   const std::string log = ReadWholeFile(call.events_path, &have_log);
   std::string parse_error;
   const bool parsed = have_log && ParsePeerEventLog(log, &r->log, &parse_error);
-  const std::string err_tail = Tail(ReadWholeFile(stderr_path), 4);
+  const std::string err_tail = TailOnOneLine(ReadWholeFile(stderr_path), 4);
   if (!in_time) r->error = "did not finish within " + std::to_string(call.timeout_ms) + " ms (killed)";
   else if (status == 127) r->error = "could not start " + call.argv[0];
   else if (status != 0) r->error = "exited with status " + std::to_string(status);
@@ -504,7 +290,7 @@ DriverResult RunDriver(const DriverCall& call) {
   std::error_code ec;
   std::filesystem::remove(call.events_path, ec);
   const std::string err_path = call.events_path + ".stderr";
-  Child child;
+  ChildProcess child;
   std::string error;
   if (!child.Start(call.argv, call.extra_env, err_path, &error)) {
     r.error = "cannot start " + (call.argv.empty() ? std::string("?") : call.argv[0]) + ": " + error;
@@ -596,9 +382,7 @@ struct Row {
   std::vector<double> round_rates;  // measured in rounds with the limit: each round's rate
 };
 
-struct Limit {
-  int clients = 0;
-  double set_rps = -1, release_rps = -1, pair_rps = -1;
+struct Limit : PairLimit {
   std::vector<double> round_pair_rps;  // measured in rounds with a locklab row: each round's figure
 };
 
@@ -658,7 +442,7 @@ bool Selected(const BenchPeersOptions& o, const std::string& id) {
 // A probe command's stdout (trimmed), or "" + *why when it fails.
 std::string Probe(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& tmp,
                   std::string* why) {
-  Child c;
+  ChildProcess c;
   std::string err;
   const std::string err_path = tmp + "/probe.stderr";
   if (!c.Start(argv, env, err_path, &err)) {
@@ -670,7 +454,7 @@ std::string Probe(const std::vector<std::string>& argv, const std::vector<std::s
   const bool in_time = c.Finish(NowUs() + 20'000'000, &out, &status);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   if (!in_time || status != 0 || out.empty()) {
-    *why = status == 127 ? argv[0] + " not found" : Tail(ReadWholeFile(err_path), 2);
+    *why = status == 127 ? argv[0] + " not found" : TailOnOneLine(ReadWholeFile(err_path), 2);
     if (why->empty()) *why = argv[0] + " exited with status " + std::to_string(status);
     return "";
   }
@@ -883,47 +667,12 @@ void RunPeerRow(BenchEnv& env, const Workload& w, const Impl& impl, Row* row) {
 
 // ---- the physical limit ----
 
-double RedisBenchmarkRps(const BenchEnv& env, int clients, const std::vector<std::string>& command, std::string* why) {
-  std::vector<std::string> argv = {"redis-benchmark", "-h", "127.0.0.1", "-p", std::to_string(env.servers->port(0)),
-                                   "-c", std::to_string(clients), "-n", clients == 1 ? "20000" : "100000",
-                                   "-r", "100000", "-q"};
-  argv.insert(argv.end(), command.begin(), command.end());
-  Child c;
-  std::string err;
-  const std::string err_path = env.tmp + "/redis-benchmark.stderr";
-  if (!c.Start(argv, {}, err_path, &err)) {
-    *why = err;
-    return -1;
-  }
-  std::string out;
-  int status = -1;
-  if (!c.Finish(NowUs() + 60'000'000, &out, &status) || status != 0) {
-    *why = status == 127 ? "redis-benchmark not found (Debian package redis-tools)"
-                         : "redis-benchmark exited with status " + std::to_string(status) + ": " +
-                               Tail(ReadWholeFile(err_path), 2);
-    return -1;
-  }
-  const double rps = ParseRedisBenchmarkRps(out);
-  if (rps <= 0) *why = "no rate in redis-benchmark's output";
-  return rps;
-}
-
 // redis-benchmark with `clients` connections, on node 1, just before the rows it is compared with.
 Limit MeasureLimit(const BenchEnv& env, int clients, std::vector<std::string>* notes) {
   Limit l;
-  l.clients = clients;
-  const sim::ScriptDef& script = sim::GetScript(Script::kCompareAndDelete);
-  std::string sha, error;
-  if (!env.servers->Query(0, {"SCRIPT", "LOAD", script.lua}, &sha, &error)) {
-    notes->push_back("limit: SCRIPT LOAD failed: " + error);
-    return l;
-  }
   std::string why;
-  l.set_rps = RedisBenchmarkRps(env, clients, {"SET", "bench:__rand_int__", "tok", "NX", "PX", "10000"}, &why);
-  if (l.set_rps > 0)
-    l.release_rps = RedisBenchmarkRps(env, clients, {"EVALSHA", sha, "1", "bench:__rand_int__", "tok"}, &why);
-  if (l.set_rps > 0 && l.release_rps > 0) l.pair_rps = 1.0 / (1.0 / l.set_rps + 1.0 / l.release_rps);
-  else notes->push_back("limit with " + std::to_string(clients) + " clients: " + why);
+  static_cast<PairLimit&>(l) = MeasurePairLimit(*env.servers, 0, clients, &why);
+  if (l.pair_rps <= 0) notes->push_back("limit with " + std::to_string(clients) + " clients: " + why);
   if (env.o.progress)
     std::fprintf(stderr, "bench-peers: limit, %d client(s): SET NX PX %.0f/s, release script %.0f/s\n", clients,
                  l.set_rps, l.release_rps);
@@ -1107,7 +856,7 @@ void RunPeerPause(BenchEnv& env, const Impl& impl, int nodes, PauseRow* row) {
     return;
   }
   const DriverCall call_a = call_for(0, true, row->hold_ms), call_b = call_for(1, false, o.pause_hold_ms);
-  Child a, b;
+  ChildProcess a, b;
   const std::string err_a = call_a.events_path + ".stderr", err_b = call_b.events_path + ".stderr";
   if (!a.Start(call_a.argv, call_a.extra_env, err_a, &error)) {
     row->error = "cannot start A: " + error;

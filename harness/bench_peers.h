@@ -90,8 +90,7 @@ CommandDelta CommandStatsDelta(const std::vector<std::map<std::string, int64_t>>
                                const std::vector<std::map<std::string, int64_t>>& after,
                                const std::vector<std::string>& exclude);
 
-// redis-benchmark -q output -> requests per second of its last result line; -1 when none.
-double ParseRedisBenchmarkRps(const std::string& output);
+// (redis-benchmark's output is parsed by ParseRedisBenchmarkRps, harness/redis_benchmark.h.)
 
 // ---------------------------------------------------------------------------------------------
 // Running a driver.

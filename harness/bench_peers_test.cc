@@ -2,6 +2,7 @@
 // deltas, redis-benchmark's output, a driver's time limit, and (when the peers are installed)
 // one tiny real run of each peer driver; a small whole run of locklab's own rows.
 #include "harness/bench_peers.h"
+#include "harness/redis_benchmark.h"
 #include "harness/redis_server.h"
 
 #include <gtest/gtest.h>

@@ -12,8 +12,7 @@ Reply FromHiredis(const redisReply* r) {
     case REDIS_REPLY_INTEGER: return Reply::Int(r->integer);
     case REDIS_REPLY_NIL: return Reply::Nil();
     case REDIS_REPLY_ARRAY: {
-      Reply a;
-      a.type = Reply::Type::kArray;
+      Reply a = Reply::Array();
       a.elements.reserve(r->elements);
       for (size_t i = 0; i < r->elements; ++i) a.elements.push_back(FromHiredis(r->element[i]));
       return a;

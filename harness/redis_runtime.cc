@@ -359,6 +359,7 @@ struct RedisRuntime::Impl {
   void AddLongDeadline(CallRec* rec, int64_t at_us);
   static void OnLongDeadline(evutil_socket_t, short, void* arg);
   void Attach(redisAsyncContext* ac);
+  void WriteSoon(Conn& conn);  // what hiredis holds for `conn`: written now, or after the read handler
   void FlushWrites();
   static void AdRead(evutil_socket_t, short, void* arg);
   static void AdWrite(evutil_socket_t, short, void* arg);
@@ -861,20 +862,23 @@ bool RedisRuntime::Impl::Write(CallRec* rec, Conn& conn, bool eval) {
   for (const auto& a : cmd.argv) AppendRespWord(&out, a);
   if (redisAsyncFormattedCommand(conn.ac, &Impl::OnReply, rec, out.data(), out.size()) != REDIS_OK) return false;
   rec->hiredis_pending = true;
+  WriteSoon(conn);
+  return true;
+}
+
+void RedisRuntime::Impl::WriteSoon(Conn& conn) {
+  if (!conn.connected) return;  // hiredis writes it once connected
   // Write now rather than on the next loop pass (saves a poll per command). Not from inside a
   // reply callback: a failed write frees the context, which hiredis 0.14 does not survive
   // there; those connections are flushed when the read handler returns.
-  if (conn.connected) {
-    if (in_read > 0) {
-      if (!conn.flush_pending) {
-        conn.flush_pending = true;
-        flush.push_back(&conn);
-      }
-    } else {
-      redisAsyncHandleWrite(conn.ac);
+  if (in_read > 0) {
+    if (!conn.flush_pending) {
+      conn.flush_pending = true;
+      flush.push_back(&conn);
     }
+  } else {
+    redisAsyncHandleWrite(conn.ac);
   }
-  return true;
 }
 
 void RedisRuntime::Impl::FlushWrites() {
@@ -1274,16 +1278,7 @@ void RedisRuntime::Impl::SendSubscribe(SubRec* rec) {
     return;
   }
   rec->in_hiredis = true;
-  if (conn.connected) {  // else hiredis writes it once connected
-    if (in_read > 0) {
-      if (!conn.flush_pending) {
-        conn.flush_pending = true;
-        flush.push_back(&conn);
-      }
-    } else {
-      redisAsyncHandleWrite(conn.ac);
-    }
-  }
+  WriteSoon(conn);
 }
 
 // The subscription cannot be made, or its connection is gone: callers waiting get false.

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/history.h"
+#include "harness/runtime_test_util.h"
 #include "harness/sim_runtime.h"
 
 namespace locklab {
@@ -48,13 +49,6 @@ FaultAction Fault(K kind, int64_t at_ms, int target, int64_t duration_ms = 0, in
   return f;
 }
 
-void MustRun(Runtime& rt, int64_t max_ms = 20'000) {
-  std::string error;
-  RuntimeLimits limits;
-  limits.max_duration_us = max_ms * 1000;
-  ASSERT_TRUE(rt.Run(limits, &error)) << error;
-}
-
 // Commands from one string of space-separated words. (GCC 12 miscompiles braced lists of string
 // literals inside co_await expressions: "array used as initializer".)
 std::vector<std::string> Words(const std::string& s) {
@@ -70,17 +64,6 @@ std::vector<std::string> Words(const std::string& s) {
 }
 Command P(const std::string& words) { return Command::Plain(Words(words)); }
 Command S(Script s, const std::string& keys, const std::string& args) { return Command::Call(s, Words(keys), Words(args)); }
-
-// What a client saw: replies in order, and true-ish times (the client's monotonic clock, which
-// equals true time without drift).
-struct Seen {
-  std::vector<Reply> replies;
-  std::vector<int64_t> at_ms;
-  void Add(Env& env, Reply r) {
-    replies.push_back(std::move(r));
-    at_ms.push_back(env.MonotonicMs());
-  }
-};
 
 Task<void> SetGetDelete(Env& env, Seen* seen) {
   seen->Add(env, co_await env.Send(0, P("SET k tok NX PX 10000")));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness/history.h"
+#include "harness/runtime_test_util.h"
 #include "harness/redis_runtime.h"
 #include "harness/sim_runtime.h"
 #include "sim/store.h"
@@ -31,34 +32,9 @@ BackendConfig Cfg(int clients, int64_t timeout_ms) {
   return c;
 }
 
-void MustRun(Runtime& rt, int64_t max_ms = 30'000) {
-  std::string error;
-  RuntimeLimits limits;
-  limits.max_duration_us = max_ms * 1000;
-  ASSERT_TRUE(rt.Run(limits, &error)) << error;
-}
-
 Reply Pair(const std::string& key, const std::string& value) {
-  Reply r;
-  r.type = Reply::Type::kArray;
-  r.elements = {Reply::Str(key), Reply::Str(value)};
-  return r;
+  return Reply::Array({Reply::Str(key), Reply::Str(value)});
 }
-
-struct Seen {
-  std::vector<Reply> replies;
-  std::vector<int64_t> at_ms;
-  std::vector<bool> flags;
-  std::vector<int64_t> flag_at_ms;
-  void Add(Env& env, Reply r) {
-    replies.push_back(std::move(r));
-    at_ms.push_back(env.MonotonicMs());
-  }
-  void Flag(Env& env, bool b) {
-    flags.push_back(b);
-    flag_at_ms.push_back(env.MonotonicMs());
-  }
-};
 
 // Capture-less coroutines (their arguments live in the frame).
 Task<void> SendAt(Env& env, int64_t at_ms, Command cmd, Seen* seen) {

@@ -606,10 +606,7 @@ void Simulator::ServeReady(int physical) {
       const uint32_t id = it->second.front();
       Unpark(id);
       Replicate(physical, touched);
-      Reply r;
-      r.type = Reply::Type::kArray;
-      r.elements.push_back(Reply::Str(key));
-      r.elements.push_back(Reply::Str(std::move(*v)));
+      Reply r = Reply::Array({Reply::Str(key), Reply::Str(std::move(*v))});
       const InFlight& f = inflight_[id];
       if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
       ReplyFromNode(id, std::move(r), Depart(physical));
@@ -806,9 +803,7 @@ void Simulator::OnSubArrive(int client, uint64_t ref) {
       int64_t channels = 0;
       for (const auto& [name, list] : node.subscribers)
         channels += std::find(list.begin(), list.end(), me) != list.end();
-      Reply reply;
-      reply.type = Reply::Type::kArray;
-      reply.elements = {Reply::Str("subscribe"), Reply::Str(r.channel), Reply::Int(channels)};
+      const Reply reply = Reply::Array({Reply::Str("subscribe"), Reply::Str(r.channel), Reply::Int(channels)});
       on_command_(now_us_, client, r.endpoint, Command::Of("SUBSCRIBE", r.channel), reply);
     }
     depart = Depart(physical);

@@ -1,5 +1,6 @@
 // The simulator's process, network and node semantics, one fault at a time.
 #include "sim/simulator.h"
+#include "sim/sim_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -10,36 +11,11 @@
 namespace locklab::sim {
 namespace {
 
-SimConfig Config(int clients = 1, int nodes = 1) {
-  SimConfig c;
-  c.clients = clients;
-  c.nodes = nodes;
-  c.seed = 3;
-  c.net.mean_us = 100;
-  c.service_us = 2;
-  c.command_timeout_us = 50'000;
-  return c;
-}
-
-struct Seen {
-  std::vector<Reply> replies;
-  std::vector<int64_t> at_us;  // true time each reply was seen
-};
-
 // Sends the commands one after the other and records what came back, and when.
 Task<void> SendEach(Simulator& sim, Env& env, std::vector<Command> cmds, Seen& seen, int node = 0) {
   for (auto& c : cmds) {
-    Reply r = co_await env.Send(node, std::move(c));
-    seen.replies.push_back(std::move(r));
-    seen.at_us.push_back(sim.now_us());
+    seen.Add(sim, co_await env.Send(node, std::move(c)));
   }
-}
-
-bool RunOk(Simulator& sim) {
-  std::string err;
-  bool ok = sim.Run(&err);
-  EXPECT_TRUE(ok) << err;
-  return ok;
 }
 
 TEST(Simulator, CommandRoundTripTakesTwoDelaysAndService) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/simulator.h"
+#include "sim/sim_test_util.h"
 
 // Coroutine lambdas that capture are named locals here: an immediately invoked one would leave
 // its frame pointing at a destroyed closure.
@@ -21,43 +22,13 @@ void PrintTo(const Reply& r, std::ostream* os);
 namespace locklab::sim {
 namespace {
 
-SimConfig Config(int clients = 1, int nodes = 1, int64_t timeout_us = 50'000) {
-  SimConfig c;
-  c.clients = clients;
-  c.nodes = nodes;
-  c.seed = 3;
-  c.net.mean_us = 100;
-  c.service_us = 2;
-  c.command_timeout_us = timeout_us;
-  return c;
-}
-
 Reply Pair(const std::string& key, const std::string& value) {
-  Reply r;
-  r.type = Reply::Type::kArray;
-  r.elements = {Reply::Str(key), Reply::Str(value)};
-  return r;
+  return Reply::Array({Reply::Str(key), Reply::Str(value)});
 }
-
-struct Seen {
-  std::vector<Reply> replies;
-  std::vector<int64_t> at_us;
-  void Add(Simulator& sim, Reply r) {
-    replies.push_back(std::move(r));
-    at_us.push_back(sim.now_us());
-  }
-};
 
 Task<void> SendAt(Simulator& sim, Env& env, int64_t at_us, Command cmd, Seen& seen) {
   co_await env.SleepUs(at_us);
   seen.Add(sim, co_await env.Send(0, std::move(cmd)));
-}
-
-bool RunOk(Simulator& sim) {
-  std::string err;
-  const bool ok = sim.Run(&err);
-  EXPECT_TRUE(ok) << err;
-  return ok;
 }
 
 TEST(SimulatorBlpop, ParksAndIsServedFifoByALaterPushFromAnotherClient) {

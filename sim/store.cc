@@ -509,13 +509,8 @@ Reply Store::Lpop(std::span<const std::string_view> argv, int64_t now_ms, std::v
   Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return Reply::Nil();
   if (!e->is_list) return Reply::Error(kWrongType);
-  if (has_count && count == 0) {
-    Reply empty;
-    empty.type = Reply::Type::kArray;
-    return empty;
-  }
-  Reply out;
-  out.type = Reply::Type::kArray;
+  if (has_count && count == 0) return Reply::Array();
+  Reply out = Reply::Array();
   while (count-- > 0 && !e->list.empty()) {
     out.elements.push_back(Reply::Str(std::move(e->list.front())));
     e->list.pop_front();
@@ -538,10 +533,7 @@ Reply Store::Blpop(std::span<const std::string_view> argv, int64_t now_ms, std::
     Entry* e = Live(argv[i], now_ms);
     if (e == nullptr) continue;
     if (!e->is_list) return Reply::Error(kWrongType);
-    Reply out;
-    out.type = Reply::Type::kArray;
-    out.elements.push_back(Reply::Str(std::string(argv[i])));
-    out.elements.push_back(Reply::Str(std::move(e->list.front())));
+    Reply out = Reply::Array({Reply::Str(std::string(argv[i])), Reply::Str(std::move(e->list.front()))});
     e->list.pop_front();
     if (e->list.empty()) map_.erase(map_.find(argv[i]));
     Touch(touched, argv[i]);
@@ -633,8 +625,7 @@ Reply Store::Lrem(std::span<const std::string_view> argv, int64_t now_ms, std::v
 Reply Store::Lrange(std::span<const std::string_view> argv, int64_t now_ms) {
   int64_t start, end;
   if (!ParseInt(argv[2], &start) || !ParseInt(argv[3], &end)) return Reply::Error(kNotInteger);
-  Reply out;
-  out.type = Reply::Type::kArray;
+  Reply out = Reply::Array();
   const Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return out;
   if (!e->is_list) return Reply::Error(kWrongType);

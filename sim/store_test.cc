@@ -461,8 +461,7 @@ TEST_F(StoreTest, ScriptCallShapeIsChecked) {
 const char kWrongType[] = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
 Reply Arr(std::vector<std::string> items) {
-  Reply r;
-  r.type = Reply::Type::kArray;
+  Reply r = Reply::Array();
   for (auto& i : items) r.elements.push_back(Reply::Str(std::move(i)));
   return r;
 }
