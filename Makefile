@@ -73,7 +73,7 @@ clean:
 
 # The peer benchmark (README "Peer benchmark"): locklab next to node-redlock, redis-semaphore and
 # redis-py's Lock on the same redis-server processes. On top of PKGS it needs Debian's redis-py and
-# Node.js with npm; npm installs the Node.js peers pinned in harness/peers/package-lock.json into
+# Node.js with npm; npm installs the Node.js peers pinned in harness/bench/peers/package-lock.json into
 # $(BUILD)/peers/node_modules (again only when the lock file changed).
 PEER_PKGS := python3-redis nodejs
 .PHONY: peer-deps bench-peers
@@ -82,11 +82,11 @@ peer-deps:
 	@$(MAKE) --no-print-directory deps PKGS="$(PEER_PKGS)"
 	@command -v npm >/dev/null 2>&1 || { echo "make: npm is missing (Debian: apt-get install npm)"; exit 1; }
 	@mkdir -p $(BUILD)/peers
-	@if [ ! -d $(BUILD)/peers/node_modules ] || ! cmp -s harness/peers/package-lock.json $(BUILD)/peers/.installed-lock; then \
-	  echo "make: installing the Node.js peers (harness/peers/package-lock.json) into $(BUILD)/peers"; \
-	  cp harness/peers/package.json harness/peers/package-lock.json $(BUILD)/peers/ && \
+	@if [ ! -d $(BUILD)/peers/node_modules ] || ! cmp -s harness/bench/peers/package-lock.json $(BUILD)/peers/.installed-lock; then \
+	  echo "make: installing the Node.js peers (harness/bench/peers/package-lock.json) into $(BUILD)/peers"; \
+	  cp harness/bench/peers/package.json harness/bench/peers/package-lock.json $(BUILD)/peers/ && \
 	  (cd $(BUILD)/peers && npm ci --no-audit --no-fund --loglevel=error) && \
-	  cp harness/peers/package-lock.json $(BUILD)/peers/.installed-lock || exit 1; \
+	  cp harness/bench/peers/package-lock.json $(BUILD)/peers/.installed-lock || exit 1; \
 	fi
 
 bench-peers: peer-deps $(BUILD)/CMakeCache.txt

@@ -1,6 +1,6 @@
 // The named scripts, each with its two bodies side by side: the Lua text that real Redis runs
 // (EVALSHA) and the C++ function the simulated node runs atomically. A differential test
-// (harness/differential_test.cc) runs both and demands the same replies.
+// (harness/real/differential_test.cc) runs both and demands the same replies.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The simulator's process, network and node semantics, one fault at a time.
 #include "sim/simulator.h"
-#include "sim/sim_test_util.h"
+#include "harness/testing/sim_test_util.h"
 
 #include <gtest/gtest.h>
 

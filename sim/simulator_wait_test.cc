@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/simulator.h"
-#include "sim/sim_test_util.h"
+#include "harness/testing/sim_test_util.h"
 
 // Coroutine lambdas that capture are named locals here: an immediately invoked one would leave
 // its frame pointing at a destroyed closure.

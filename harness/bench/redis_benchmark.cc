@@ -1,0 +1,65 @@
+#include "harness/bench/redis_benchmark.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "harness/real/child_process.h"
+#include "harness/real/real_clock.h"
+#include "harness/real/redis_server.h"
+#include "sim/scripts.h"
+
+namespace locklab {
+
+double ParseRedisBenchmarkRps(const std::string& output) {
+  const std::string marker = " requests per second";
+  const size_t at = output.rfind(marker);
+  if (at == std::string::npos || at == 0) return -1;
+  size_t start = at;
+  while (start > 0 && (std::isdigit(static_cast<unsigned char>(output[start - 1])) || output[start - 1] == '.'))
+    --start;
+  if (start == at) return -1;
+  return std::atof(output.substr(start, at - start).c_str());
+}
+
+double RedisBenchmarkRps(const RedisServers& servers, int index, int clients, const std::vector<std::string>& command,
+                         std::string* why) {
+  std::vector<std::string> argv = {"redis-benchmark", "-h", "127.0.0.1", "-p", std::to_string(servers.port(index)),
+                                   "-c", std::to_string(clients), "-n", clients == 1 ? "20000" : "100000",
+                                   "-r", "100000", "-q"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  ChildProcess c;
+  std::string err;
+  const std::string err_path = servers.dir() + "/redis-benchmark.stderr";
+  if (!c.Start(argv, {}, err_path, &err)) {
+    *why = err;
+    return -1;
+  }
+  std::string out;
+  int status = -1;
+  if (!c.Finish(MonotonicNowUs() + 60'000'000, &out, &status) || status != 0) {
+    *why = status == 127 ? "redis-benchmark not found (Debian package redis-tools)"
+                         : "redis-benchmark exited with status " + std::to_string(status) + ": " +
+                               TailOnOneLine(ReadWholeFile(err_path), 2);
+    return -1;
+  }
+  const double rps = ParseRedisBenchmarkRps(out);
+  if (rps <= 0) *why = "no rate in redis-benchmark's output";
+  return rps;
+}
+
+PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients, std::string* why) {
+  PairLimit l;
+  l.clients = clients;
+  std::string sha, error;
+  if (!servers.Query(index, {"SCRIPT", "LOAD", sim::GetScript(Script::kCompareAndDelete).lua}, &sha, &error)) {
+    *why = "SCRIPT LOAD failed: " + error;
+    return l;
+  }
+  l.set_rps = RedisBenchmarkRps(servers, index, clients, {"SET", "bench:__rand_int__", "tok", "NX", "PX", "10000"}, why);
+  if (l.set_rps > 0)
+    l.release_rps = RedisBenchmarkRps(servers, index, clients, {"EVALSHA", sha, "1", "bench:__rand_int__", "tok"}, why);
+  if (l.set_rps > 0 && l.release_rps > 0) l.pair_rps = 1.0 / (1.0 / l.set_rps + 1.0 / l.release_rps);
+  return l;
+}
+
+}  // namespace locklab

@@ -1,0 +1,601 @@
+#include "harness/check/checkers.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <unordered_set>
+
+namespace locklab {
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
+constexpr size_t kTimelineCap = 200;
+
+double ToMs(int64_t us) { return static_cast<double>(us) / 1000.0; }
+
+// Histories are appended in non-decreasing time, and every checker relies on it (grouping by
+// instant, binary search for timelines). A history that breaks the rule is checked on a
+// stably sorted copy rather than misjudged.
+const std::vector<Event>& InTimeOrder(const History& h, std::vector<Event>& storage) {
+  const auto& ev = h.events();
+  auto by_time = [](const Event& a, const Event& b) { return a.t_us < b.t_us; };
+  if (std::is_sorted(ev.begin(), ev.end(), by_time)) return ev;
+  storage = ev;
+  std::stable_sort(storage.begin(), storage.end(), by_time);
+  return storage;
+}
+
+// Clients are numbered 0..n-1 by the runtimes; per-client state lives in vectors of this size.
+size_t ClientSlots(const std::vector<Event>& ev) {
+  int max_id = -1;
+  for (const Event& e : ev) max_id = std::max(max_id, e.client);
+  return static_cast<size_t>(max_id + 1);
+}
+
+// A run cannot end before its last event, so an unset or early end_us is moved up to it;
+// otherwise open holds and waits would get negative lengths.
+int64_t EffectiveEnd(const std::vector<Event>& ev, const CheckInput& in) {
+  return ev.empty() ? in.end_us : std::max(in.end_us, ev.back().t_us);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutual exclusion
+
+struct Hold {
+  int client = -1;
+  int64_t acquire_start_us = 0;  // the kAcquireStart that led to this hold (or the enter)
+  int64_t enter_us = 0;
+  int64_t exit_us = 0;
+};
+
+// Builds every client's holds: kEnter up to its kExit, kCrash, or the end of the run.
+std::vector<Hold> CollectHolds(const std::vector<Event>& ev, int64_t end_us) {
+  size_t slots = ClientSlots(ev);
+  std::vector<int64_t> acquire_start(slots, kNever);
+  std::vector<int> open(slots, -1);  // index into holds of the client's open hold
+  std::vector<Hold> holds;
+  for (const Event& e : ev) {
+    if (e.client < 0) continue;
+    size_t c = static_cast<size_t>(e.client);
+    switch (e.type) {
+      case Ev::kAcquireStart:
+        acquire_start[c] = e.t_us;
+        break;
+      case Ev::kEnter:
+        // A second enter without an exit continues the same hold.
+        if (open[c] < 0) {
+          open[c] = static_cast<int>(holds.size());
+          int64_t from = acquire_start[c] == kNever ? e.t_us : acquire_start[c];
+          holds.push_back(Hold{e.client, from, e.t_us, e.t_us});
+        }
+        break;
+      case Ev::kExit:
+      case Ev::kCrash:
+        if (open[c] >= 0) {
+          holds[static_cast<size_t>(open[c])].exit_us = e.t_us;
+          open[c] = -1;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  for (int i : open) {
+    if (i >= 0) holds[static_cast<size_t>(i)].exit_us = end_us;
+  }
+  return holds;
+}
+
+// Order of boundaries at one instant: exits first (a handoff at the same instant is not an
+// overlap), then enters, then zero-length holds, which are an enter and an exit in one and
+// so overlap whoever holds across that instant.
+enum class Edge : uint8_t { kExit = 0, kEnter = 1, kInstant = 2 };
+
+struct Boundary {
+  int64_t t_us;
+  Edge edge;
+  uint32_t hold;
+};
+
+std::vector<Boundary> SortedBoundaries(const std::vector<Hold>& holds) {
+  std::vector<Boundary> b;
+  b.reserve(holds.size() * 2);
+  for (uint32_t i = 0; i < holds.size(); ++i) {
+    const Hold& h = holds[i];
+    if (h.exit_us == h.enter_us) {
+      b.push_back({h.enter_us, Edge::kInstant, i});
+    } else {
+      b.push_back({h.enter_us, Edge::kEnter, i});
+      b.push_back({h.exit_us, Edge::kExit, i});
+    }
+  }
+  std::sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) {
+    if (x.t_us != y.t_us) return x.t_us < y.t_us;
+    if (x.edge != y.edge) return x.edge < y.edge;
+    return x.hold < y.hold;
+  });
+  return b;
+}
+
+// An overlap episode being recorded as an example (its timeline is cut afterwards).
+struct Episode {
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+  int64_t earliest_acquire_us = 0;
+  std::vector<int> clients;
+};
+
+// The set of current holds, with O(1) insert and erase, so that a run where many clients hold
+// at once (no lock at all) stays linear.
+class ActiveHolds {
+ public:
+  explicit ActiveHolds(size_t holds) : pos_(holds, -1) {}
+  void Add(uint32_t h) {
+    pos_[h] = static_cast<int>(list_.size());
+    list_.push_back(h);
+  }
+  void Remove(uint32_t h) {
+    int p = pos_[h];
+    list_[static_cast<size_t>(p)] = list_.back();
+    pos_[list_.back()] = p;
+    list_.pop_back();
+    pos_[h] = -1;
+  }
+  const std::vector<uint32_t>& list() const { return list_; }
+  int size() const { return static_cast<int>(list_.size()); }
+
+ private:
+  std::vector<int> pos_;
+  std::vector<uint32_t> list_;
+};
+
+class OverlapSweep {
+ public:
+  OverlapSweep(const std::vector<Hold>& holds, size_t client_slots, int max_examples)
+      : holds_(holds),
+        active_(holds.size()),
+        held_by_client_(client_slots, 0),
+        max_examples_(std::max(0, max_examples)) {}
+
+  void Run() {
+    for (const Boundary& b : SortedBoundaries(holds_)) {
+      switch (b.edge) {
+        case Edge::kExit:
+          Leave(b.t_us, b.hold);
+          break;
+        case Edge::kEnter:
+          Join(b.t_us, b.hold);
+          break;
+        case Edge::kInstant:
+          // A client already holding (its next hold starts this instant) does not overlap
+          // itself.
+          if (held_by_client_[static_cast<size_t>(holds_[b.hold].client)] == 0) {
+            Join(b.t_us, b.hold);
+            Leave(b.t_us, b.hold);
+          }
+          break;
+      }
+    }
+  }
+
+  SafetyResult& result() { return result_; }
+  std::vector<Episode>& episodes() { return episodes_; }
+
+  // Every pair of clients that held together, ascending.
+  std::vector<std::pair<int, int>> Pairs() const {
+    std::vector<std::pair<int, int>> out;
+    out.reserve(pairs_.size());
+    for (uint64_t key : pairs_) out.emplace_back(static_cast<int>(key >> 32), static_cast<int>(key & 0xffffffffu));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  void Join(int64_t t_us, uint32_t hold) {
+    AccountUntil(t_us);
+    NotePairs(hold);
+    active_.Add(hold);
+    ++held_by_client_[static_cast<size_t>(holds_[hold].client)];
+    int n = active_.size();
+    result_.max_concurrent_holders = std::max(result_.max_concurrent_holders, n);
+    if (n == 2) {
+      ++result_.violations;
+      recording_ = static_cast<int>(episodes_.size()) < max_examples_;
+      if (recording_) {
+        Episode ep;
+        ep.start_us = t_us;
+        ep.earliest_acquire_us = t_us;
+        episodes_.push_back(ep);
+        for (uint32_t h : active_.list()) Involve(h);
+      }
+    } else if (n > 2 && recording_) {
+      Involve(hold);
+    }
+  }
+
+  void Leave(int64_t t_us, uint32_t hold) {
+    AccountUntil(t_us);
+    active_.Remove(hold);
+    --held_by_client_[static_cast<size_t>(holds_[hold].client)];
+    if (active_.size() == 1 && recording_) {
+      Episode& ep = episodes_.back();
+      ep.end_us = t_us;
+      std::sort(ep.clients.begin(), ep.clients.end());
+      ep.clients.erase(std::unique(ep.clients.begin(), ep.clients.end()), ep.clients.end());
+      recording_ = false;
+    }
+  }
+
+  // The joining hold overlaps every hold already active (another client's: a client holds at
+  // most once at a time).
+  void NotePairs(uint32_t hold) {
+    const int c = holds_[hold].client;
+    for (uint32_t other : active_.list()) {
+      const int o = holds_[other].client;
+      if (o == c) continue;
+      const uint64_t lo = static_cast<uint32_t>(std::min(c, o)), hi = static_cast<uint32_t>(std::max(c, o));
+      pairs_.insert(lo << 32 | hi);
+    }
+  }
+
+  void Involve(uint32_t hold) {
+    Episode& ep = episodes_.back();
+    ep.clients.push_back(holds_[hold].client);
+    ep.earliest_acquire_us = std::min(ep.earliest_acquire_us, holds_[hold].acquire_start_us);
+  }
+
+  // Adds the time since the previous boundary when two or more held through it.
+  void AccountUntil(int64_t t_us) {
+    if (active_.size() >= 2) result_.overlap_ms_total += ToMs(t_us - last_us_);
+    last_us_ = t_us;
+  }
+
+  const std::vector<Hold>& holds_;
+  ActiveHolds active_;
+  std::vector<int> held_by_client_;  // open holds per client (at most one)
+  int max_examples_;
+  SafetyResult result_;
+  std::vector<Episode> episodes_;
+  std::unordered_set<uint64_t> pairs_;  // client pairs as (low << 32 | high)
+  bool recording_ = false;
+  int64_t last_us_ = 0;
+};
+
+bool InTimeline(const Event& e, const std::vector<int>& clients) {
+  if (e.client < 0) return e.type == Ev::kFault;
+  return std::binary_search(clients.begin(), clients.end(), e.client);
+}
+
+// The involved clients' events (and node faults) in [from, ep.end_us]. When there are more
+// than kTimelineCap, keeps the ones nearest in time to the overlap's start: a contiguous run,
+// so the timeline stays in order.
+std::vector<Event> Timeline(const std::vector<Event>& ev, const Episode& ep, int64_t from_us) {
+  auto lo = std::lower_bound(ev.begin(), ev.end(), from_us,
+                             [](const Event& e, int64_t t) { return e.t_us < t; });
+  auto hi = std::upper_bound(ev.begin(), ev.end(), ep.end_us,
+                             [](int64_t t, const Event& e) { return t < e.t_us; });
+  std::vector<size_t> picked;
+  for (auto it = lo; it < hi; ++it) {
+    if (InTimeline(*it, ep.clients)) picked.push_back(static_cast<size_t>(it - ev.begin()));
+  }
+  size_t first = 0, last = picked.size();  // [first, last) of picked to keep
+  if (picked.size() > kTimelineCap) {
+    // Grow a window outwards from the first event at or after the overlap start, taking on
+    // each step the side nearer in time (the earlier one on ties: the lead-up explains more).
+    size_t split = static_cast<size_t>(
+        std::partition_point(picked.begin(), picked.end(),
+                             [&](size_t i) { return ev[i].t_us < ep.start_us; }) -
+        picked.begin());
+    first = last = split;
+    while (last - first < kTimelineCap) {
+      bool can_left = first > 0, can_right = last < picked.size();
+      if (can_left && can_right) {
+        int64_t left_gap = ep.start_us - ev[picked[first - 1]].t_us;
+        int64_t right_gap = ev[picked[last]].t_us - ep.start_us;
+        if (left_gap <= right_gap) --first; else ++last;
+      } else if (can_left) {
+        --first;
+      } else {
+        ++last;
+      }
+    }
+  }
+  std::vector<Event> out;
+  out.reserve(last - first);
+  for (size_t k = first; k < last; ++k) out.push_back(ev[picked[k]]);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Liveness
+
+// Tracks who waits and who holds; the state is judged after all events of an instant, so an
+// instant where one request gives up and another starts does not cut a stretch in two.
+class StuckTracker {
+ public:
+  explicit StuckTracker(size_t slots) : waiting_(slots, false), holding_(slots, false) {}
+
+  void Apply(const Event& e) {
+    if (e.client < 0) return;
+    size_t c = static_cast<size_t>(e.client);
+    switch (e.type) {
+      case Ev::kAcquireStart: SetWaiting(c, true); break;
+      case Ev::kAcquireOk:
+      case Ev::kAcquireFail:
+      case Ev::kAcquireUnknown: SetWaiting(c, false); break;
+      case Ev::kEnter:
+        SetHolding(c, true);
+        entered_this_instant_ = true;  // someone got the lock, even if only for an instant
+        break;
+      case Ev::kExit: SetHolding(c, false); break;
+      case Ev::kCrash:
+        SetWaiting(c, false);
+        SetHolding(c, false);
+        break;
+      default: break;
+    }
+  }
+
+  void EndInstant(int64_t t_us) {
+    bool stuck = waiters_ > 0 && holders_ == 0;
+    if (stuck_since_us_ != kNever && (!stuck || entered_this_instant_)) {
+      max_ms_ = std::max(max_ms_, ToMs(t_us - stuck_since_us_));
+      stuck_since_us_ = kNever;
+    }
+    if (stuck && stuck_since_us_ == kNever) stuck_since_us_ = t_us;
+    entered_this_instant_ = false;
+  }
+
+  double Finish(int64_t end_us) {
+    if (stuck_since_us_ != kNever) max_ms_ = std::max(max_ms_, ToMs(end_us - stuck_since_us_));
+    return max_ms_;
+  }
+
+ private:
+  void SetWaiting(size_t c, bool on) {
+    if (waiting_[c] != on) waiters_ += on ? 1 : -1;
+    waiting_[c] = on;
+  }
+  void SetHolding(size_t c, bool on) {
+    if (holding_[c] != on) holders_ += on ? 1 : -1;
+    holding_[c] = on;
+  }
+
+  std::vector<bool> waiting_, holding_;
+  int64_t waiters_ = 0, holders_ = 0;
+  int64_t stuck_since_us_ = kNever;
+  bool entered_this_instant_ = false;
+  double max_ms_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Latency
+
+struct ClientTimes {
+  int64_t acquire_start_us = kNever;  // the open acquire attempt
+  int64_t request_start_us = kNever;  // the open request (acquire through release)
+  bool request_acquired = false;
+  int64_t enter_us = kNever;
+  int64_t release_start_us = kNever;
+};
+
+struct LatencySamples {
+  std::vector<double> acquire, hold, release, request;
+
+  void Apply(ClientTimes& c, const Event& e) {
+    auto since = [&](int64_t& start_us, std::vector<double>& out) {
+      if (start_us != kNever) out.push_back(ToMs(e.t_us - start_us));
+      start_us = kNever;
+    };
+    switch (e.type) {
+      case Ev::kAcquireStart:
+        c.acquire_start_us = c.request_start_us = e.t_us;
+        c.request_acquired = false;
+        break;
+      case Ev::kAcquireOk:
+        since(c.acquire_start_us, acquire);
+        c.request_acquired = c.request_start_us != kNever;
+        break;
+      case Ev::kAcquireFail:
+      case Ev::kAcquireUnknown:
+        // A request that gave up ends here; one that never acquired has no release to wait for.
+        c.acquire_start_us = kNever;
+        since(c.request_start_us, request);
+        break;
+      case Ev::kEnter: c.enter_us = e.t_us; break;
+      case Ev::kExit: since(c.enter_us, hold); break;
+      case Ev::kReleaseStart: c.release_start_us = e.t_us; break;
+      case Ev::kReleaseOk:
+      case Ev::kReleaseFail:
+      case Ev::kReleaseUnknown:
+        since(c.release_start_us, release);
+        if (c.request_acquired) since(c.request_start_us, request);
+        c.request_acquired = false;
+        break;
+      case Ev::kCrash:
+        c = ClientTimes{};  // a dead client's open operations never finish
+        break;
+      default: break;
+    }
+  }
+};
+
+}  // namespace
+
+SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
+  std::vector<Event> storage;
+  const std::vector<Event>& ev = InTimeOrder(h, storage);
+  std::vector<Hold> holds = CollectHolds(ev, EffectiveEnd(ev, in));
+  OverlapSweep sweep(holds, ClientSlots(ev), in.max_examples);
+  sweep.Run();
+  SafetyResult r = std::move(sweep.result());
+  r.overlapping_pairs = sweep.Pairs();
+  for (const Episode& ep : sweep.episodes()) {
+    int64_t from_us =
+        in.timeline_margin_us > 0 ? ep.start_us - in.timeline_margin_us : ep.earliest_acquire_us;
+    r.examples.push_back(Violation{ep.start_us, ep.end_us, ep.clients, Timeline(ev, ep, from_us)});
+  }
+  return r;
+}
+
+ResourceResult CheckResource(const History& h, const CheckInput& in) {
+  std::vector<Event> storage;
+  const std::vector<Event>& ev = InTimeOrder(h, storage);
+  ResourceResult r;
+  std::vector<int64_t> last_enter_us(ClientSlots(ev), kNever);
+  // The latest enter by anyone is enough: an enter after the writer's own latest enter cannot
+  // be the writer's, so the write is stale exactly when the latest enter is later than its own.
+  int64_t latest_enter_us = kNever;
+  int64_t negative_stock_orders = 0;
+
+  for (size_t i = 0; i < ev.size();) {
+    size_t j = i;
+    while (j < ev.size() && ev[j].t_us == ev[i].t_us) ++j;
+    // Enters of this instant first: an enter "at or before" a write counts even if logged
+    // after it.
+    for (size_t k = i; k < j; ++k) {
+      const Event& e = ev[k];
+      if (e.type != Ev::kEnter || e.client < 0) continue;
+      last_enter_us[static_cast<size_t>(e.client)] = e.t_us;
+      latest_enter_us = e.t_us;
+    }
+    for (size_t k = i; k < j; ++k) {
+      const Event& e = ev[k];
+      if (e.type == Ev::kOrder) {
+        ++r.orders;
+        if (e.value < 0) ++negative_stock_orders;
+      } else if (e.type == Ev::kWriteRejected) {
+        ++r.stale_writes_rejected;  // the resource refused a token older than one it saw
+      } else if (e.type == Ev::kReadRejected) {
+        ++r.stale_reads_rejected;
+      } else if (e.type == Ev::kWriteOk) {
+        ++r.writes_accepted;
+        // A write by a client that never entered counts as stale once anyone has entered.
+        int64_t own_us = e.client < 0 ? kNever : last_enter_us[static_cast<size_t>(e.client)];
+        if (latest_enter_us > own_us) ++r.stale_writes_accepted;
+      }
+    }
+    i = j;
+  }
+
+  // Writes in the seckill workload are not counter increments, so the counter comparison
+  // only means something when there are writes and no orders.
+  if (r.writes_accepted > 0 && r.orders == 0) {
+    r.lost_updates = std::max<int64_t>(0, r.writes_accepted - (in.counter_final - in.counter_initial));
+  }
+  int64_t beyond_stock = in.stock_initial > 0 ? r.orders - in.stock_initial : 0;
+  r.oversold = std::max<int64_t>({0, beyond_stock, negative_stock_orders});
+  return r;
+}
+
+LivenessResult CheckLiveness(const History& h, const CheckInput& in) {
+  std::vector<Event> storage;
+  const std::vector<Event>& ev = InTimeOrder(h, storage);
+  LivenessResult r;
+  StuckTracker stuck(ClientSlots(ev));
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const Event& e = ev[i];
+    switch (e.type) {
+      case Ev::kAcquireOk: ++r.acquired; break;
+      case Ev::kAcquireFail: ++r.failed; break;
+      case Ev::kAcquireUnknown: ++r.unknown; break;
+      case Ev::kReleaseFail: ++r.releases_failed; break;
+      case Ev::kReleaseUnknown: ++r.releases_unknown; break;
+      default: break;
+    }
+    stuck.Apply(e);
+    if (i + 1 == ev.size() || ev[i + 1].t_us != e.t_us) stuck.EndInstant(e.t_us);
+  }
+  r.stuck_ms_max = stuck.Finish(EffectiveEnd(ev, in));
+  return r;
+}
+
+LatencyResult CheckLatency(const History& h, const CheckInput& in) {
+  std::vector<Event> storage;
+  const std::vector<Event>& ev = InTimeOrder(h, storage);
+  std::vector<ClientTimes> clients(ClientSlots(ev));
+  LatencySamples s;
+  for (const Event& e : ev) {
+    if (e.client >= 0) s.Apply(clients[static_cast<size_t>(e.client)], e);
+  }
+  LatencyResult r;
+  r.acquire = Summarize(std::move(s.acquire));
+  r.hold = Summarize(std::move(s.hold));
+  r.release = Summarize(std::move(s.release));
+  r.request = Summarize(std::move(s.request));
+  return r;
+}
+
+CheckResult CheckAll(const History& h, const CheckInput& in) {
+  CheckResult r;
+  r.safety = CheckMutualExclusion(h, in);
+  r.resource = CheckResource(h, in);
+  r.liveness = CheckLiveness(h, in);
+  r.latency = CheckLatency(h, in);
+  r.fairness = CheckFairness(h, in);
+  return r;
+}
+
+LatencySummary Summarize(std::vector<double> samples_ms) {
+  LatencySummary s;
+  if (samples_ms.empty()) return s;
+  std::sort(samples_ms.begin(), samples_ms.end());
+  size_t n = samples_ms.size();
+  // Nearest rank ceil(q*n), in integers so that no rounding of q*n can move it.
+  auto at_percent = [&](size_t percent) {
+    size_t rank = (percent * n + 99) / 100;
+    return samples_ms[std::max<size_t>(rank, 1) - 1];
+  };
+  s.count = static_cast<int64_t>(n);
+  s.p50 = at_percent(50);
+  s.p90 = at_percent(90);
+  s.p99 = at_percent(99);
+  s.max = samples_ms.back();
+  s.mean = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
+  for (int permille : kCdfPermille) {
+    const size_t rank = (static_cast<size_t>(permille) * n + 999) / 1000;
+    s.cdf.push_back(samples_ms[std::max<size_t>(rank, 1) - 1]);
+  }
+  return s;
+}
+
+FairnessResult CheckFairness(const History& h, const CheckInput& in) {
+  std::vector<Event> storage;
+  const std::vector<Event>& ev = InTimeOrder(h, storage);
+  std::vector<int64_t> acquired(ClientSlots(ev), 0);
+  std::vector<int64_t> started_us(ClientSlots(ev), kNever);
+  std::vector<bool> active(ClientSlots(ev), false);
+  FairnessResult r;
+  for (const Event& e : ev) {
+    if (e.client < 0) continue;
+    const size_t c = static_cast<size_t>(e.client);
+    switch (e.type) {
+      case Ev::kAcquireStart:
+        started_us[c] = e.t_us;
+        active[c] = true;
+        break;
+      case Ev::kAcquireOk:
+      case Ev::kAcquireFail:
+      case Ev::kAcquireUnknown:
+        if (e.type == Ev::kAcquireOk) ++acquired[c];
+        if (started_us[c] != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(e.t_us - started_us[c]));
+        started_us[c] = kNever;
+        break;
+      default: break;
+    }
+  }
+  // A request still waiting when the run ended waited until the end.
+  for (int64_t s : started_us)
+    if (s != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(EffectiveEnd(ev, in) - s));
+  double sum = 0, sum_sq = 0;
+  for (size_t c = 0; c < acquired.size(); ++c) {
+    if (!active[c]) continue;
+    ++r.clients;
+    sum += static_cast<double>(acquired[c]);
+    sum_sq += static_cast<double>(acquired[c]) * static_cast<double>(acquired[c]);
+  }
+  r.jain_index = sum_sq > 0 ? sum * sum / (static_cast<double>(r.clients) * sum_sq) : 0;
+  return r;
+}
+
+}  // namespace locklab

@@ -1,0 +1,109 @@
+// Checkers: pure functions from a History to the figures a report carries.
+//
+// A holder is a client between its kEnter and its kExit (or its kCrash, or the end of the
+// run). A pause does not end a hold: a frozen client still believes it holds the lock.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/history.h"
+
+namespace locklab {
+
+struct Violation {
+  int64_t start_us = 0;  // first instant with two holders
+  int64_t end_us = 0;    // back to at most one holder
+  std::vector<int> clients;    // every client that held during the overlap, ascending
+  std::vector<Event> timeline;  // the involved clients' events around the overlap, in order
+};
+
+struct SafetyResult {
+  int64_t violations = 0;           // overlap episodes: times the holder count rose to 2+
+  double overlap_ms_total = 0;      // total true time with 2+ holders
+  int max_concurrent_holders = 0;
+  // Every unordered pair of clients {a, b} (a < b) that held at the same instant at least once
+  // (a zero-length hold inside another counts; a handoff at one instant does not), sorted, unique.
+  std::vector<std::pair<int, int>> overlapping_pairs;
+  std::vector<Violation> examples;  // the first few violations, with timelines
+};
+
+struct ResourceResult {
+  // counter workload: increments acknowledged (kWriteOk) vs how far the value moved
+  int64_t writes_accepted = 0;
+  int64_t lost_updates = 0;
+  // seckill workload
+  int64_t orders = 0;
+  int64_t oversold = 0;  // orders beyond the initial stock
+  // fencing: a write is stale when another client entered its critical section after the
+  // writer entered and before the write landed.
+  int64_t stale_writes_accepted = 0;
+  int64_t stale_writes_rejected = 0;
+  int64_t stale_reads_rejected = 0;  // reads the resource refused (a fence below one it saw)
+};
+
+struct LivenessResult {
+  int64_t acquired = 0;
+  int64_t failed = 0;
+  int64_t unknown = 0;
+  int64_t releases_failed = 0;   // the lock was no longer ours at release
+  int64_t releases_unknown = 0;
+  double stuck_ms_max = 0;       // longest stretch with a waiter and no live holder
+};
+
+// Where the latency CDF is sampled, in permille (0 = min, 1000 = max).
+inline constexpr int kCdfPermille[] = {0,   10,  25,  50,  75,  100, 125, 150, 175, 200, 225, 250, 275, 300, 325,
+                                       350, 375, 400, 425, 450, 475, 500, 525, 550, 575, 600, 625, 650, 675, 700,
+                                       725, 750, 775, 800, 825, 850, 875, 900, 925, 950, 975, 990, 999, 1000};
+
+struct LatencySummary {
+  int64_t count = 0;
+  double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;  // milliseconds
+  std::vector<double> cdf;  // the value at each kCdfPermille (empty when count == 0)
+};
+
+struct LatencyResult {
+  LatencySummary acquire;  // kAcquireStart -> kAcquireOk
+  LatencySummary hold;     // kEnter -> kExit
+  LatencySummary release;  // kReleaseStart -> kReleaseOk/Fail/Unknown
+  LatencySummary request;  // kAcquireStart -> end of the request (release done, or gave up)
+};
+
+// How evenly the lock was shared (the retry study).
+struct FairnessResult {
+  int64_t clients = 0;     // clients that started at least one request
+  double jain_index = 0;   // Jain's index (sum x)^2 / (n * sum x^2) over acquisitions per client: 1 = equal
+  double max_wait_ms = 0;  // the longest one request waited for the lock, acquired or given up
+};
+
+struct CheckInput {
+  int64_t end_us = 0;              // when the run ended (open holds and waits end here)
+  int max_examples = 3;            // violations with timelines
+  int64_t timeline_margin_us = 0;  // how far before the overlap a timeline starts (0: from the
+                                   // earliest involved client's kAcquireStart)
+  // Resource state, from the workload:
+  int64_t counter_initial = 0, counter_final = 0;
+  int64_t stock_initial = 0;
+};
+
+struct CheckResult {
+  SafetyResult safety;
+  ResourceResult resource;
+  LivenessResult liveness;
+  LatencyResult latency;
+  FairnessResult fairness;
+};
+
+SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in);
+ResourceResult CheckResource(const History& h, const CheckInput& in);
+LivenessResult CheckLiveness(const History& h, const CheckInput& in);
+LatencyResult CheckLatency(const History& h, const CheckInput& in);
+FairnessResult CheckFairness(const History& h, const CheckInput& in);
+CheckResult CheckAll(const History& h, const CheckInput& in);
+
+// Percentiles by nearest rank over a copy of `samples_ms` (empty -> all zero).
+LatencySummary Summarize(std::vector<double> samples_ms);
+
+}  // namespace locklab

@@ -1,0 +1,418 @@
+#include "harness/cli/cli.h"
+#include "harness/real/redis_runtime.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "algorithms/lock.h"
+#include "algorithms/retry.h"
+#include "harness/bench/bench_peers.h"
+#include "harness/cli/cli_list.h"
+#include "harness/run/config.h"
+#include "harness/report/report.h"
+#include "harness/report/report_text.h"
+#include "harness/scenario/scenario.h"
+#include "harness/cli/scenario_cli.h"
+#include "harness/run/spec_fields.h"
+#include "harness/cli/suite.h"
+
+namespace locklab {
+namespace {
+
+bool Fail(std::string* error, std::string msg) {
+  *error = std::move(msg);
+  return false;
+}
+
+std::string Names(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// The flags of `locklab run`, bound to a RunSpec of defaults; after parsing, the options'
+// counts say which fields the user gave (those, and only those, override the config file).
+struct RunFlags {
+  RunSpec values;
+  std::vector<std::pair<const SpecField*, CLI::Option*>> fields;
+  std::vector<std::string> opts, retry_opts, faults;
+  std::string redis, config, out;
+  bool quiet = false, no_progress = false;
+  CLI::Option *opt_o = nullptr, *retry_opt_o = nullptr, *fault_o = nullptr, *redis_o = nullptr, *config_o = nullptr;
+};
+
+CLI::Validator Digits() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        bool ok = !s.empty();
+        for (char c : s) ok = ok && c >= '0' && c <= '9';
+        return ok ? std::string() : "'" + s + "' is not a non-negative integer";
+      },
+      "");
+}
+
+std::string TypeName(const std::string& key) {
+  if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0) return "MS";
+  if (key.size() > 4 && key.compare(key.size() - 4, 4, "_ppm") == 0) return "PPM";
+  return "";
+}
+
+void AddRunFlags(CLI::App* app, RunFlags* f) {
+  std::vector<std::string> algs, retries;
+  for (const auto& a : Algorithms()) algs.push_back(a.name);
+  for (const auto& r : RetryPolicies()) retries.push_back(r.name);
+  f->config_o = app->add_option("--config", f->config,
+                                "JSON file with RunSpec fields and optional \"algorithms\"/\"seeds\" sweep lists; "
+                                "flags override it")
+                    ->type_name("FILE");
+  for (const SpecField& field : SpecFields()) {
+    std::string help = field.help;
+    if (std::string(field.key) == "algorithm") help += "; one of " + Names(algs);
+    if (std::string(field.key) == "retry") help += "; one of " + Names(retries);
+    CLI::Option* o = std::visit(
+        [&](auto* p) -> CLI::Option* {
+          using T = std::remove_pointer_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, bool>) {
+            return app->add_flag(field.flag(), *p, help);
+          } else {
+            CLI::Option* opt = app->add_option(field.flag(), *p, help)->capture_default_str();
+            // CLI11 would read "-1" into an unsigned seed as 2^64-1.
+            if constexpr (std::is_unsigned_v<T>) opt->check(Digits());
+            if (!TypeName(field.key).empty()) opt->type_name(TypeName(field.key));
+            return opt;
+          }
+        },
+        field.get(f->values));
+    if (field.in_faults) o->group("Faults (all off by default)");
+    f->fields.emplace_back(&field, o);
+    if (std::string(field.key) == "algorithm") {
+      f->opt_o = app->add_option("--opt", f->opts, "algorithm option k=v (repeatable; see `locklab list`)")
+                     ->type_name("K=V")
+                     ->allow_extra_args(false);
+    }
+    if (std::string(field.key) == "retry") {
+      f->retry_opt_o = app->add_option("--retry-opt", f->retry_opts, "retry policy option k=v (repeatable)")
+                           ->type_name("K=V")
+                           ->allow_extra_args(false);
+    }
+  }
+  f->fault_o =
+      app->add_option("--fault", f->faults,
+                      "planned fault KIND:at_ms=N,target=N,... (repeatable; kinds below and in `locklab list`)")
+          ->type_name("SPEC")
+          ->allow_extra_args(false)
+          ->group("Faults (all off by default)");
+  f->redis_o =
+      app->add_option("--redis", f->redis, "redis backend: use these running servers instead of starting our own")
+          ->type_name("HOST:PORT[,..]");
+  app->add_option("--out", f->out,
+                  "report file (default results/run-<algorithm>-<seed>.json; \"sweep\"/\"seeds\" stand in for "
+                  "several)")
+      ->type_name("FILE");
+  app->add_flag("--quiet", f->quiet, "no table on stdout (the report path and replay command still print)");
+  app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
+}
+
+// Config file, then the flags the user gave, then the sweep.
+bool BuildRequest(const RunFlags& f, RunRequest* out, std::string* error) {
+  ConfigFile cfg;
+  if (f.config_o->count() > 0 && !LoadConfigFile(f.config, &cfg, error)) return false;
+  RunSpec& base = cfg.base;
+  for (const auto& [field, opt] : f.fields) {
+    if (opt->count() == 0) continue;
+    std::visit([&](auto* src) { *std::get<decltype(src)>(field->get(base)) = *src; },
+               field->get(const_cast<RunSpec&>(f.values)));
+    const std::string key = field->key;
+    if (key == "algorithm") {
+      AlgorithmChoice c;
+      if (!ParseAlgorithmChoice(f.values.algorithm, &c, error)) return false;
+      cfg.algorithms.clear();
+      base.algorithm = c.name;
+      base.algorithm_options = c.options;
+    }
+    if (key == "retry") base.retry_options = Options();
+    if (key == "seed") cfg.seeds.clear();
+    // A flag fixes what the file would sweep.
+    const std::string swept = field->in_faults ? "faults." + key : key;
+    std::erase_if(cfg.sweep, [&](const auto& entry) { return entry.first == swept; });
+  }
+  for (const std::string& text : f.opts) {
+    Options o;
+    if (!Options::Parse(text, &o, error)) return Fail(error, "--opt " + text + ": " + *error);
+    for (const auto& [k, v] : o.values()) {
+      base.algorithm_options.Set(k, v);
+      for (auto& a : cfg.algorithms) a.options.Set(k, v);
+    }
+  }
+  for (const std::string& text : f.retry_opts) {
+    Options o;
+    if (!Options::Parse(text, &o, error)) return Fail(error, "--retry-opt " + text + ": " + *error);
+    for (const auto& [k, v] : o.values()) base.retry_options.Set(k, v);
+  }
+  if (f.fault_o->count() > 0) {
+    base.faults.plan.clear();
+    for (const std::string& text : f.faults) {
+      FaultAction a;
+      if (!ParseFaultFlag(text, &a, error)) return false;
+      base.faults.plan.push_back(a);
+    }
+  }
+  if (f.redis_o->count() > 0) base.redis = SplitComma(f.redis);
+  out->specs = ExpandSweep(cfg);
+  if (!cfg.sweep.empty()) {  // the report's config must read back as the same runs
+    nlohmann::json c = ToJson(cfg.base);
+    if (!cfg.algorithms.empty()) {
+      c.erase("algorithm");
+      c.erase("algorithm_options");
+      std::vector<std::string> names;
+      for (const auto& a : cfg.algorithms) names.push_back(a.ToString());
+      c["algorithms"] = names;
+    }
+    if (!cfg.seeds.empty()) {
+      c.erase("seed");
+      c["seeds"] = cfg.seeds;
+    }
+    nlohmann::json sweep = nlohmann::json::object();
+    for (const auto& [key, values] : cfg.sweep) sweep[key] = values;
+    c["sweep"] = sweep;
+    out->sweep_config = c;
+  }
+  out->out = f.out;
+  out->quiet = f.quiet;
+  out->progress = !f.no_progress;
+  return true;
+}
+
+// CLI11's messages can span lines; ours are one line.
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+int BadInput(const std::string& msg) {
+  std::fprintf(stderr, "locklab: %s\n", OneLine(msg).c_str());
+  return kExitBadInput;
+}
+
+// The first violation of any run, with its timeline.
+void PrintFirstViolation(const std::vector<RunResult>& results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    const RunResult& r = results[i];
+    if (r.check.safety.examples.empty()) continue;
+    const Violation& v = r.check.safety.examples[0];
+    std::string clients;
+    for (int c : v.clients) clients += (clients.empty() ? "" : ", ") + std::to_string(c);
+    std::printf("\nfirst violation (run %zu, %s, seed %llu): %.3f ms to %.3f ms, clients %s (!! = two holders)\n",
+                i + 1, AlgorithmLabel(r.spec).c_str(), static_cast<unsigned long long>(r.spec.seed),
+                static_cast<double>(v.start_us) / 1000.0, static_cast<double>(v.end_us) / 1000.0, clients.c_str());
+    std::fputs(TimelineTable(v).c_str(), stdout);
+    // A single run's replay command is printed last anyway.
+    if (results.size() > 1) std::printf("replay: %s\n", ReplayCommand(r.spec).c_str());
+    return;
+  }
+}
+
+int RunCommand(const RunFlags& flags) {
+  RunRequest req;
+  std::string error;
+  if (!BuildRequest(flags, &req, &error)) return BadInput(error);
+  for (RunSpec& s : req.specs) {
+    if (!ResolveSpec(&s, &error))
+      return BadInput(req.specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + error : error);
+  }
+  const std::string path = req.out.empty() ? DefaultRunReportPath(req.specs) : req.out;
+  if (path.back() == '/' || std::filesystem::is_directory(path))
+    return BadInput("--out " + path + ": give a file name, not a directory");
+  std::vector<RunResult> results;
+  bool all_completed = true;
+  for (size_t i = 0; i < req.specs.size(); ++i) {
+    const RunSpec& s = req.specs[i];
+    if (req.progress)
+      std::fprintf(stderr, "[%zu/%zu] %s %s seed %llu ...\n", i + 1, req.specs.size(), s.backend.c_str(),
+                   AlgorithmLabel(s).c_str(), static_cast<unsigned long long>(s.seed));
+    results.push_back(RunOne(s, req.progress));
+    if (!results.back().completed) {
+      all_completed = false;
+      std::fprintf(stderr, "locklab: run %zu (%s, seed %llu) did not complete: %s\n", i + 1, s.algorithm.c_str(),
+                   static_cast<unsigned long long>(s.seed), OneLine(results.back().error).c_str());
+    }
+  }
+  if (!req.quiet) {
+    std::fputs(RunsTable(results).c_str(), stdout);
+    PrintFirstViolation(results);
+  }
+  nlohmann::json report = BuildReport(results, MakeReportContext(results));
+  if (!req.sweep_config.is_null()) report["config"] = req.sweep_config;
+  if (!WriteFileAtomic(path, ReportText(report), &error)) {
+    std::fprintf(stderr, "locklab: %s\n", OneLine(error).c_str());
+    return kExitInternal;
+  }
+  std::printf("report: %s\n", path.c_str());
+  if (results.size() == 1)
+    std::printf("replay: %s\n", ReplayCommand(results[0].spec).c_str());
+  else
+    std::printf("replay: each run's \"replay\" in the report, or: locklab run --config %s\n", path.c_str());
+  std::fflush(stdout);
+  return all_completed ? kExitOk : kExitInternal;
+}
+
+struct SuiteFlags {
+  SuiteOptions o;
+  std::string backends = "sim", redis;
+  bool no_progress = false;
+};
+
+void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
+  app->add_option("--backend", f->backends, "sim, redis, or both as sim,redis (one column group each)")
+      ->capture_default_str();
+  app->add_option("--out-dir", f->o.out_dir, "reports go to OUT_DIR/suite-<backend>/<preset>.json")
+      ->capture_default_str()
+      ->type_name("DIR");
+  app->add_option("--seed", f->o.seed, "seed of every run")->capture_default_str()->check(Digits());
+  app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str();
+  app->add_option("--requests", f->o.requests, "acquisitions attempted per run")->capture_default_str();
+  app->add_option("--redis", f->redis, "redis backend: use these running servers instead of starting our own")
+      ->type_name("HOST:PORT[,..]");
+  app->add_flag("--quiet", f->o.quiet, "no table on stdout");
+  app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
+}
+
+int SuiteCommand(SuiteFlags& f) {
+  f.o.backends = SplitComma(f.backends);
+  if (f.o.backends.empty()) return BadInput("--backend: give sim, redis or sim,redis");
+  for (const auto& b : f.o.backends)
+    if (b != "sim" && b != "redis") return BadInput("--backend: unknown backend '" + b + "' (sim or redis)");
+  f.o.redis = SplitComma(f.redis);
+  f.o.progress = !f.no_progress;
+  std::string error;
+  const int code = RunSuite(f.o, std::cout, &error);
+  std::cout.flush();
+  if (code == kExitBadInput) return BadInput(error);
+  return code;
+}
+
+const char* kRunFooter =
+    "\nExamples:\n"
+    "  locklab run --algorithm token --gc-pause-ms 1500 --gc-pause-rate 0.5\n"
+    "  locklab run --algorithm fencing --gc-pause-ms 1500 --gc-pause-rate 0.5\n"
+    "  locklab run --algorithm timestamp:recovery=del --clock-skew-ms 3000\n"
+    "  locklab run --algorithm token --fault pause_client:at_ms=100,target=0,duration_ms=1500\n"
+    "  locklab run --config sweep.json --seed 7     (flags override the file)\n"
+    "Exit status: 0 runs completed (violations are findings), 1 a run did not complete, 2 bad input.\n";
+
+}  // namespace
+
+std::string DefaultRunReportPath(const std::vector<RunSpec>& specs) {
+  if (specs.empty()) return "results/run.json";
+  std::string alg = specs[0].algorithm;
+  std::string seed = std::to_string(specs[0].seed);
+  for (const RunSpec& s : specs) {
+    if (s.algorithm != specs[0].algorithm) alg = "sweep";
+    if (s.seed != specs[0].seed) seed = "seeds";
+  }
+  return "results/run-" + alg + "-" + seed + ".json";
+}
+
+bool ParseRunArgs(const std::vector<std::string>& args, RunRequest* out, std::string* error) {
+  CLI::App app{"locklab run"};
+  RunFlags flags;
+  AddRunFlags(&app, &flags);
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return Fail(error, OneLine(e.what()));
+  }
+  return BuildRequest(flags, out, error);
+}
+
+int CliMain(int argc, char** argv) {
+  RegisterRedisBackend();  // --backend redis: chosen once, here (harness/run/backends.h)
+  CLI::App app{
+      "locklab: a lab for Redis distributed-lock algorithms. The same lock code runs in a "
+      "deterministic simulator (virtual time, one seed) or against real redis-server processes, "
+      "under GC pauses, network delay and clock skew; checkers judge the history and a JSON report "
+      "is written.",
+      "locklab"};
+  app.set_version_flag("--version", std::string("locklab ") + LOCKLAB_VERSION + " (" + LOCKLAB_GIT_SHA + ")");
+  app.require_subcommand(1);
+  app.get_formatter()->column_width(36);
+  app.footer("\nRun `locklab SUBCOMMAND --help` for its flags. `make run` runs `locklab suite`.");
+
+  CLI::App* list = app.add_subcommand("list", "algorithms with their options, retry policies, workloads, faults");
+  list->footer("");  // not the top level's
+  CLI::App* run = app.add_subcommand("run", "run one experiment (or a sweep from --config) and write its report");
+  RunFlags run_flags;
+  AddRunFlags(run, &run_flags);
+  run->footer(std::string("\nPlanned fault kinds (--fault KIND:k=v,...):\n") + FaultKindsText("  ") + kRunFooter);
+  CLI::App* suite = app.add_subcommand(
+      "suite", "the main job: every algorithm x fault preset (none, gc-pause, net-delay, clock-skew), one table");
+  SuiteFlags suite_flags;
+  AddSuiteFlags(suite, &suite_flags);
+  CLI::App* scenario = app.add_subcommand(
+      "scenario", "reproduce a race from the documents by name: its broken and fixed variants, verdicts, timelines");
+  ScenarioFlags scenario_flags;
+  AddScenarioFlags(scenario, &scenario_flags);
+  CLI::App* bench_peers = app.add_subcommand(
+      "bench-peers", "locklab next to node-redlock, redis-semaphore and redis-py's Lock on the same servers");
+  BenchPeersOptions bench_peers_options;
+  AddBenchPeersFlags(bench_peers, &bench_peers_options);
+  scenario->footer(
+      "\nExamples:\n"
+      "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
+      "  locklab scenario delayed-del --delay-ms 500  a delay that does not cross the TTL: nothing happens\n"
+      "  locklab scenario gc-pause --backend redis    the same on real redis-server processes\n"
+      "  locklab scenario all --backend both          every scenario, one matrix (exit 1 if a verdict differs)\n"
+      "Scenario files: harness/scenarios/<id>.json (the format is in the README).\n"
+      "Exit status: 0 every verdict as expected, 1 a verdict differs or a run did not complete, 2 bad input.\n");
+  {
+    std::string presets = "\nPresets (base: counter workload, hold 20 ms, ttl 1000 ms):\n";
+    for (const SuitePreset& p : SuitePresets()) presets += "  " + p.name + ": " + p.summary + "\n";
+    suite->footer(presets);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (app.get_subcommands().empty()) {
+      if (argc > 1 && argv[1][0] != '-')
+        return BadInput(std::string("unknown subcommand '") + argv[1] + "' (list, run, suite or scenario; see locklab --help)");
+      if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)
+        return BadInput("give a subcommand: list, run, suite or scenario (see locklab --help)");
+    }
+    return BadInput(e.what());
+  }
+  try {
+    if (list->parsed()) {
+      std::fputs(ListText().c_str(), stdout);
+      std::printf("\nScenarios (locklab scenario ID; files in %s):\n", DefaultScenarioDir().c_str());
+      std::fputs(ScenarioListText(DefaultScenarioDir()).c_str(), stdout);
+      return kExitOk;
+    }
+    if (run->parsed()) return RunCommand(run_flags);
+    if (suite->parsed()) return SuiteCommand(suite_flags);
+    if (scenario->parsed()) return ScenarioCommand(scenario_flags);
+    if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
+    return kExitInternal;
+  }
+  return BadInput("give a subcommand: list, run, suite or scenario (see locklab --help)");
+}
+
+}  // namespace locklab

@@ -1,0 +1,41 @@
+// The `locklab` command line: `list`, `run` and `suite` (see `locklab --help`).
+//
+// Exit codes: 0 the runs completed (violations are findings, not errors); 1 internal failure
+// (a run did not complete, a report could not be written); 2 bad input, with one line
+// "locklab: <problem>" on stderr. --help and --version exit 0.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/run/run_spec.h"
+
+namespace locklab {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+// The whole program; main() only calls this.
+int CliMain(int argc, char** argv);
+
+// What `locklab run ARGS...` would do, without doing it.
+struct RunRequest {
+  std::vector<RunSpec> specs;  // the sweep (config file x flags), not yet resolved
+  std::string out;             // report path ("" = the default)
+  bool quiet = false;
+  bool progress = true;
+  nlohmann::json sweep_config;  // a config with a "sweep": the report's config (null otherwise)
+};
+// `args` are the words after "locklab run". The config file (--config) is read here; flags
+// override its values: --algorithm replaces the file's algorithm(s) and their options, --seed
+// its seed(s), --retry its retry options, --fault its whole plan, --redis its server list;
+// --opt / --retry-opt add to (or change) the options. false + a one-line *error on bad input.
+bool ParseRunArgs(const std::vector<std::string>& args, RunRequest* out, std::string* error);
+
+// Where `locklab run` writes its report by default: results/run-<algorithm>-<seed>.json
+// ("sweep" for more than one algorithm, "seeds" for more than one seed).
+std::string DefaultRunReportPath(const std::vector<RunSpec>& specs);
+
+}  // namespace locklab

@@ -1,0 +1,146 @@
+#include "harness/cli/suite.h"
+
+#include <cstdio>
+#include <map>
+
+#include "algorithms/lock.h"
+#include "harness/report/report.h"
+#include "harness/report/text_table.h"
+
+namespace locklab {
+
+const std::vector<SuitePreset>& SuitePresets() {
+  // Each preset is sized against ttl_ms = 1000 so that the fault matters: pauses and skew
+  // longer than the TTL are what break TTL- and clock-based locks.
+  static const std::vector<SuitePreset> all = {
+      {"none", "no faults", [](RunSpec*) {}},
+      {"gc-pause", "stop-the-world pauses of 1500 ms (> ttl 1000 ms), 0.5 per client per second",
+       [](RunSpec* s) {
+         s->ttl_ms = 1000;
+         s->faults.gc_pause_ms = 1500;
+         s->faults.gc_pause_rate = 0.5;
+       }},
+      {"net-delay", "one-way network delay, mean 5 ms, long-tailed",
+       [](RunSpec* s) {
+         s->faults.net_delay_ms = 5;
+         s->faults.net_dist = "long-tail";
+       }},
+      {"clock-skew", "client wall clocks offset by up to +-3000 ms (> ttl 1000 ms)",
+       [](RunSpec* s) {
+         s->ttl_ms = 1000;
+         s->faults.clock_skew_ms = 3000;
+       }},
+  };
+  return all;
+}
+
+RunSpec SuiteSpec(const SuiteOptions& o, const std::string& backend, const SuitePreset& p,
+                  const std::string& algorithm) {
+  RunSpec s;
+  s.backend = backend;
+  s.redis = backend == "redis" ? o.redis : std::vector<std::string>{};
+  s.algorithm = algorithm;
+  s.workload = "counter";
+  s.clients = o.clients;
+  s.requests = o.requests;
+  s.hold_ms = 20;
+  s.ttl_ms = 1000;
+  s.seed = o.seed;
+  p.apply(&s);
+  return s;
+}
+
+std::string SuiteReportPath(const SuiteOptions& o, const std::string& backend, const SuitePreset& p) {
+  return o.out_dir + "/suite-" + backend + "/" + p.name + ".json";
+}
+
+int RunSuite(const SuiteOptions& o, std::ostream& out, std::string* error) {
+  const auto& algs = Algorithms();
+  const auto& presets = SuitePresets();
+  // Resolve everything first: bad input is reported before any run starts.
+  std::vector<std::vector<std::vector<RunSpec>>> specs;  // [backend][preset][algorithm]
+  for (const std::string& b : o.backends) {
+    specs.emplace_back();
+    for (const SuitePreset& p : presets) {
+      specs.back().emplace_back();
+      for (const AlgorithmInfo& a : algs) {
+        RunSpec s = SuiteSpec(o, b, p, a.name);
+        if (!ResolveSpec(&s, error)) return 2;
+        specs.back().back().push_back(s);
+      }
+    }
+  }
+  const size_t total = o.backends.size() * presets.size() * algs.size();
+  size_t done = 0;
+  int code = 0;
+  // results[algorithm][group]
+  std::vector<std::vector<const RunResult*>> cells(algs.size());
+  std::vector<std::vector<RunResult>> groups;  // one per backend x preset, in column order
+  groups.reserve(o.backends.size() * presets.size());
+  for (size_t bi = 0; bi < o.backends.size(); ++bi) {
+    for (size_t pi = 0; pi < presets.size(); ++pi) {
+      groups.emplace_back();
+      std::vector<RunResult>& results = groups.back();
+      for (const RunSpec& s : specs[bi][pi]) {
+        ++done;
+        RunResult r = RunOne(s, false);
+        if (o.progress)
+          std::fprintf(
+              stderr, "[%*zu/%zu] %s %-10s %-13s %s: %lld violations, %lld acquired%s\n",
+              static_cast<int>(std::to_string(total).size()), done, total, s.backend.c_str(), presets[pi].name.c_str(),
+              s.algorithm.c_str(), r.completed ? "done" : "FAILED", static_cast<long long>(r.check.safety.violations),
+              static_cast<long long>(r.check.liveness.acquired), r.completed ? "" : (" (" + r.error + ")").c_str());
+        if (!r.completed) code = 1;
+        results.push_back(std::move(r));
+      }
+      const std::string path = SuiteReportPath(o, o.backends[bi], presets[pi]);
+      std::string werr;
+      if (!WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results))), &werr)) {
+        std::fprintf(stderr, "locklab: %s\n", werr.c_str());
+        code = 1;
+      } else if (o.progress) {
+        std::fprintf(stderr, "report: %s\n", path.c_str());
+      }
+    }
+  }
+  for (auto& g : groups)
+    for (size_t ai = 0; ai < g.size(); ++ai) cells[ai].push_back(&g[ai]);
+
+  if (o.quiet) return code;
+  constexpr size_t kCells = 4;  // figures per (backend, preset) group
+  std::vector<std::string> header = {"algorithm"};
+  const bool many_backends = o.backends.size() > 1;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const char* h : {"viol", "lost", "acq", "p99 ms"}) header.push_back(h);
+  TextTable t(header);
+  for (size_t bi = 0, g = 0; bi < o.backends.size(); ++bi)
+    for (size_t pi = 0; pi < presets.size(); ++pi, ++g)
+      t.AddGroup(many_backends ? o.backends[bi] + "/" + presets[pi].name : presets[pi].name, 1 + kCells * g, kCells);
+  bool any_incomplete = false;
+  for (size_t ai = 0; ai < algs.size(); ++ai) {
+    std::vector<std::string> row = {algs[ai].name};
+    for (const RunResult* r : cells[ai]) {
+      const std::string mark = r->completed ? "" : "*";  // figures of a cut-short run are partial
+      any_incomplete = any_incomplete || !r->completed;
+      row.push_back(std::to_string(r->check.safety.violations) + mark);
+      row.push_back(std::to_string(r->check.resource.lost_updates + r->check.resource.oversold) + mark);
+      row.push_back(std::to_string(r->check.liveness.acquired) + mark);
+      row.push_back(Fixed(r->check.latency.acquire.p99, 1) + mark);
+    }
+    t.AddRow(row);
+  }
+  out << "locklab suite: " << o.clients << " clients, " << o.requests << " requests, counter workload, hold 20 ms, "
+      << "ttl 1000 ms, seed " << o.seed << "\n\n"
+      << t.ToString() << "\n";
+  out << "viol = mutual-exclusion violations, lost = lost updates (damage to the counter; fencing rejects stale\n"
+         "writes instead), acq = acquisitions, p99 ms = 99th percentile acquire latency\n";
+  for (const SuitePreset& p : presets) out << "  " << p.name << ": " << p.summary << "\n";
+  if (any_incomplete) out << "* the run did not complete (see the report's \"error\"); its figures are partial\n";
+  out << "reports: ";
+  for (size_t bi = 0; bi < o.backends.size(); ++bi)
+    out << (bi ? ", " : "") << o.out_dir << "/suite-" << o.backends[bi] << "/";
+  out << "\n";
+  return code;
+}
+
+}  // namespace locklab

@@ -1,0 +1,46 @@
+// The suite: every algorithm (default options) under a fixed set of fault presets, one report
+// per (backend, preset), and one comparison table: rows = algorithm, column groups =
+// backend x preset, cells = violations / lost updates / acquired / p99 acquire ms. `make run` runs it.
+//
+// Backends are columns, so adding "redis" next to "sim" (--backend sim,redis) needs no new code.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/run/run_spec.h"
+
+namespace locklab {
+
+struct SuitePreset {
+  std::string name;     // file name and column label: "none", "gc-pause", ...
+  std::string summary;  // one line for the legend
+  void (*apply)(RunSpec* spec);
+};
+const std::vector<SuitePreset>& SuitePresets();
+
+struct SuiteOptions {
+  std::vector<std::string> backends = {"sim"};
+  std::vector<std::string> redis;  // redis backend: existing servers (empty: start our own)
+  std::string out_dir = "results";
+  uint64_t seed = 1;
+  int clients = 10;
+  int64_t requests = 200;
+  bool quiet = false;    // no table on stdout
+  bool progress = true;  // one line per run on stderr
+};
+
+// The spec of one cell: the suite's base workload, the preset applied, not yet resolved.
+RunSpec SuiteSpec(const SuiteOptions& o, const std::string& backend, const SuitePreset& p,
+                  const std::string& algorithm);
+// OUT_DIR/suite-<backend>/<preset>.json
+std::string SuiteReportPath(const SuiteOptions& o, const std::string& backend, const SuitePreset& p);
+
+// Runs the whole suite, writes the reports, prints the table to `out` and progress to stderr.
+// Returns the exit code: 0 all runs completed, 1 a run did not complete or a report could not be
+// written, 2 bad input (*error says what).
+int RunSuite(const SuiteOptions& o, std::ostream& out, std::string* error);
+
+}  // namespace locklab

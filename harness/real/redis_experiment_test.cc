@@ -1,0 +1,86 @@
+// End-to-end runs on real redis-server processes that the runtime starts and stops itself:
+// the same algorithms, the same checkers, real faults.
+#include <gtest/gtest.h>
+
+#include "algorithms/lock.h"
+#include "harness/run/run_spec.h"
+
+namespace locklab {
+namespace {
+
+RunSpec RealSpec(const std::string& algorithm) {
+  RunSpec s;
+  s.backend = "redis";
+  s.algorithm = algorithm;
+  s.clients = 4;
+  s.requests = 40;
+  s.ttl_ms = 1000;
+  s.hold_ms = 5;
+  s.seed = 5;
+  s.max_duration_ms = 60'000;
+  return s;
+}
+
+RunResult RunReal(RunSpec s) {
+  std::string err;
+  EXPECT_TRUE(ResolveSpec(&s, &err)) << err;
+  RunResult r = RunOne(s, false);
+  EXPECT_TRUE(r.completed) << r.error;
+  return r;
+}
+
+class RealFaultFree : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealFaultFree, NoViolationAndEveryRequestAcquired) {
+  RunResult r = RunReal(RealSpec(GetParam()));
+  EXPECT_EQ(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.liveness.acquired, 40);
+  EXPECT_EQ(r.check.resource.lost_updates, 0);
+  EXPECT_EQ(r.counter_final, 40);
+  EXPECT_EQ(r.spec.nodes, FindAlgorithm(GetParam())->nodes);
+}
+
+// Lock algorithms only: the baselines (none, local) promise no mutual exclusion.
+std::vector<std::string> Names() {
+  std::vector<std::string> v;
+  for (const auto& a : Algorithms())
+    if (a.is_lock) v.push_back(a.name);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllAlgorithms, RealFaultFree, ::testing::ValuesIn(Names()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+});
+
+// All clients live in one process on the real runtime too, so the in-process mutex is shared.
+TEST(RealBaselines, LocalMutexOnOneAppServerIsALockAndNoLockIsNot) {
+  RunResult local = RunReal(RealSpec("local"));
+  EXPECT_EQ(local.check.safety.violations, 0);
+  EXPECT_EQ(local.counter_final, 40);
+  RunResult none = RunReal(RealSpec("none"));
+  EXPECT_GT(none.check.safety.violations, 0);
+  EXPECT_EQ(none.check.liveness.acquired, 40);
+}
+
+TEST(RealFaults, TokenHolderPausedPastItsTtlOverlapsItsSuccessor) {
+  RunSpec s = RealSpec("token");
+  s.clients = 2;
+  s.requests = 4;
+  s.ttl_ms = 300;
+  s.hold_ms = 50;
+  FaultAction pause;
+  pause.kind = FaultAction::Kind::kPauseClient;
+  pause.at_us = 20'000;  // client 0 is inside its first critical section (it started first)
+  pause.target = 0;
+  pause.duration_us = 800'000;
+  s.faults.plan.push_back(pause);
+  RunResult r = RunReal(s);
+  EXPECT_GT(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 2);
+}
+
+}  // namespace
+}  // namespace locklab

@@ -1,0 +1,730 @@
+#include "harness/real/real_clock.h"
+#include "harness/real/redis_server.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace locklab {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The process-wide registry of live servers and their directories. Fixed-size arrays of atomics
+// so that a signal handler can walk them (no locks, no allocation).
+
+constexpr int kMaxPids = 4096;
+constexpr int kMaxDirs = 256;
+constexpr size_t kMaxDirLen = 240;
+
+std::atomic<pid_t> g_pids[kMaxPids];
+std::atomic<int> g_dir_used[kMaxDirs];  // 0 free, 1 being written, 2 valid
+char g_dirs[kMaxDirs][kMaxDirLen];
+std::atomic<bool> g_hooks_installed{false};
+struct sigaction g_old_int, g_old_term;
+
+bool RegisterPid(pid_t pid) {
+  for (auto& slot : g_pids) {
+    pid_t expected = 0;
+    if (slot.compare_exchange_strong(expected, pid)) return true;
+  }
+  return false;
+}
+
+bool IsRegistered(pid_t pid) {
+  for (auto& slot : g_pids)
+    if (slot.load() == pid) return true;
+  return false;
+}
+
+void UnregisterPid(pid_t pid) {
+  for (auto& slot : g_pids) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+int RegisterDir(const std::string& dir) {
+  if (dir.size() >= kMaxDirLen) return -1;
+  for (int i = 0; i < kMaxDirs; ++i) {
+    int expected = 0;
+    if (g_dir_used[i].compare_exchange_strong(expected, 1)) {
+      std::memcpy(g_dirs[i], dir.c_str(), dir.size() + 1);
+      g_dir_used[i].store(2);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void UnregisterDir(int slot) {
+  if (slot >= 0) g_dir_used[slot].store(0);
+}
+
+// Removes a directory tree with raw syscalls only (async-signal-safe); depth-limited because
+// our directories are two levels deep at most.
+void RemoveTree(int parent_fd, const char* name, int depth) {
+  int fd = static_cast<int>(syscall(SYS_openat, parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd >= 0) {
+    alignas(8) char buf[4096];
+    for (int rounds = 0; rounds < 1000; ++rounds) {
+      long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        struct Dirent64 {
+          uint64_t ino;
+          int64_t off;
+          unsigned short reclen;
+          unsigned char type;
+          char name[1];
+        };
+        auto* d = reinterpret_cast<Dirent64*>(buf + off);
+        off += d->reclen;
+        const char* child = d->name;
+        if (child[0] == '.' && (child[1] == '\0' || (child[1] == '.' && child[2] == '\0'))) continue;
+        if (d->type == DT_DIR) {
+          if (depth > 0) RemoveTree(fd, child, depth - 1);
+        } else {
+          syscall(SYS_unlinkat, fd, child, 0);
+        }
+      }
+    }
+    syscall(SYS_close, fd);
+  }
+  syscall(SYS_unlinkat, parent_fd, name, AT_REMOVEDIR);
+}
+
+// Kills every registered server, waits for each, removes every registered directory.
+// Async-signal-safe.
+void KillAllRegistered() {
+  for (auto& slot : g_pids) {
+    pid_t pid = slot.load();
+    if (pid > 0) kill(pid, SIGKILL);
+  }
+  for (auto& slot : g_pids) {
+    pid_t pid = slot.exchange(0);
+    if (pid > 0) waitpid(pid, nullptr, 0);
+  }
+  for (int i = 0; i < kMaxDirs; ++i) {
+    int expected = 2;
+    if (g_dir_used[i].compare_exchange_strong(expected, 1)) {
+      RemoveTree(AT_FDCWD, g_dirs[i], 3);
+      g_dir_used[i].store(0);
+    }
+  }
+}
+
+void OnTerminatingSignal(int sig, siginfo_t* info, void* ctx) {
+  KillAllRegistered();
+  // Somebody else wanted this signal too (a CLI's graceful stop): let it have it.
+  const struct sigaction& old = sig == SIGINT ? g_old_int : g_old_term;
+  if (old.sa_flags & SA_SIGINFO) {
+    if (old.sa_sigaction != nullptr) {
+      old.sa_sigaction(sig, info, ctx);
+      return;
+    }
+  } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
+    old.sa_handler(sig);
+    return;
+  }
+  _exit(128 + sig);
+}
+
+void AtExit() { KillAllRegistered(); }
+
+void InstallHooksOnce() {
+  bool expected = false;
+  if (!g_hooks_installed.compare_exchange_strong(expected, true)) return;
+  std::atexit(AtExit);
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = OnTerminatingSignal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction& old = sig == SIGINT ? g_old_int : g_old_term;
+    sigaction(sig, nullptr, &old);
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;  // e.g. nohup
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int64_t MonoUs() { return MonotonicNowUs(); }
+
+int64_t RealUs() { return RealtimeNowUs(); }
+
+void SleepUs(int64_t us) {
+  timespec ts{static_cast<time_t>(us / 1'000'000), static_cast<long>((us % 1'000'000) * 1000)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+// A port nobody listens on right now. Racy by nature (another process may take it before
+// redis-server binds it): Start() retries with a fresh port when the bind fails.
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  int port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+// Layout of the clock file; must match struct ClockShimPage in harness/real/shim/clockshim.c.
+struct ClockShimPage {
+  int64_t seq;
+  int64_t offset_us;
+  int64_t drift_ppb;
+  int64_t anchor_us;
+};
+constexpr size_t kClockFileBytes = 4096;
+
+void WritePage(void* mapping, int64_t offset_us, int64_t drift_ppb, int64_t anchor_us) {
+  auto* p = static_cast<ClockShimPage*>(mapping);
+  // Seqlock write: odd while the fields change (the shim retries its read meanwhile).
+  const int64_t s = __atomic_load_n(&p->seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->seq, s + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&p->offset_us, offset_us, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->drift_ppb, drift_ppb, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->anchor_us, anchor_us, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+std::string FormatReply(const redisReply* r) {
+  switch (r->type) {
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+    case REDIS_REPLY_ERROR:
+      return std::string(r->str, r->len);
+    case REDIS_REPLY_INTEGER:
+      return std::to_string(r->integer);
+    case REDIS_REPLY_ARRAY: {
+      std::string s;
+      for (size_t i = 0; i < r->elements; ++i) {
+        if (i) s += '\n';
+        s += FormatReply(r->element[i]);
+      }
+      return s;
+    }
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> ParseCommandStats(const std::string& info) {
+  std::map<std::string, int64_t> out;
+  std::istringstream in(info);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cmdstat_", 0) != 0) continue;
+    size_t colon = line.find(':');
+    size_t calls = line.find("calls=");
+    if (colon == std::string::npos || calls == std::string::npos) continue;
+    std::string name = line.substr(8, colon - 8);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out[name] += std::strtoll(line.c_str() + calls + 6, nullptr, 10);
+  }
+  return out;
+}
+
+pid_t ForkManagedChild(int stdin_fd) {
+  const pid_t parent = getpid();
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old_mask);
+  const pid_t pid = fork();
+  if (pid != 0) {
+    const int saved = errno;
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    errno = saved;
+    return pid;
+  }
+  // Die with the thread that forked us; if it is already gone, the signal was missed.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  setpgid(0, 0);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (stdin_fd >= 0) dup2(stdin_fd, 0);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string FindClockShim() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("LOCKLAB_CLOCKSHIM"); env != nullptr && env[0] != '\0') candidates.push_back(env);
+#ifdef LOCKLAB_BINARY_DIR
+  candidates.push_back(std::string(LOCKLAB_BINARY_DIR) + "/liblocklab_clockshim.so");
+#endif
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string path(exe, static_cast<size_t>(n));
+    size_t slash = path.rfind('/');
+    if (slash != std::string::npos) candidates.push_back(path.substr(0, slash) + "/liblocklab_clockshim.so");
+  }
+  for (const auto& c : candidates)
+    if (access(c.c_str(), R_OK) == 0) return c;
+  return "";
+}
+
+bool ParseHostPort(const std::string& s, std::string* host, int* port) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= s.size()) return false;
+  int p = 0;
+  for (size_t i = colon + 1; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    p = p * 10 + (s[i] - '0');
+    if (p > 65535) return false;
+  }
+  if (p == 0) return false;
+  *host = s.substr(0, colon);
+  *port = p;
+  return true;
+}
+
+void RaiseFileLimit() {
+  rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+std::string RedisServers::address(int i) const { return "127.0.0.1:" + std::to_string(port(i)); }
+
+std::string RedisServers::LogTail(int i, int lines) const {
+  std::ifstream in(servers_[static_cast<size_t>(i)].log_path);
+  std::vector<std::string> tail;
+  std::string line;
+  while (std::getline(in, line)) {
+    tail.push_back(line);
+    if (static_cast<int>(tail.size()) > lines) tail.erase(tail.begin());
+  }
+  std::string out;
+  for (const auto& l : tail) out += "    | " + l + "\n";
+  return out.empty() ? "    | (empty log)\n" : out;
+}
+
+std::unique_ptr<RedisServers> RedisServers::Start(const RedisServerOptions& options, std::string* error) {
+  if (options.masters < 1 || options.masters > 64) {
+    *error = "redis servers: masters must be in [1, 64], got " + std::to_string(options.masters);
+    return nullptr;
+  }
+  if (access(options.redis_server_path.c_str(), X_OK) != 0) {
+    *error = "redis servers: " + options.redis_server_path +
+             " not found or not executable (install Debian's redis-server, or use --redis HOST:PORT)";
+    return nullptr;
+  }
+  RaiseFileLimit();
+  InstallHooksOnce();
+
+  std::unique_ptr<RedisServers> s(new RedisServers());
+  s->options_ = options;
+  s->shim_path_ = options.clock_shim_path.empty() ? FindClockShim() : options.clock_shim_path;
+  if (!s->shim_path_.empty() && access(s->shim_path_.c_str(), R_OK) != 0) s->shim_path_.clear();
+
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp") + "/locklab-redis-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data()) == nullptr) {
+    *error = "redis servers: mkdtemp " + templ + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  s->dir_ = buf.data();
+  s->dir_slot_ = RegisterDir(s->dir_);
+
+  const int total = options.masters + (options.with_replica ? 1 : 0);
+  s->servers_.resize(static_cast<size_t>(total));
+  for (int i = 0; i < total; ++i) {
+    Server& sv = s->servers_[static_cast<size_t>(i)];
+    sv.is_replica = options.with_replica && i == total - 1;
+    sv.node_dir = s->dir_ + "/node-" + std::to_string(i);
+    sv.log_path = s->dir_ + "/redis-" + std::to_string(i) + ".log";
+    sv.clock_path = s->dir_ + "/clock-" + std::to_string(i);
+    if (mkdir(sv.node_dir.c_str(), 0700) != 0) {
+      *error = "redis servers: mkdir " + sv.node_dir + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    int fd = open(sv.clock_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, kClockFileBytes) != 0) {
+      *error = "redis servers: clock file " + sv.clock_path + ": " + std::strerror(errno);
+      if (fd >= 0) close(fd);
+      return nullptr;
+    }
+    void* m = mmap(nullptr, kClockFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+      *error = "redis servers: mmap " + sv.clock_path + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    sv.clock_page = m;
+  }
+
+  constexpr int kPortAttempts = 5;
+  for (int i = 0; i < total; ++i) {
+    std::string last;
+    bool ok = false;
+    for (int attempt = 0; attempt < kPortAttempts && !ok; ++attempt) {
+      s->servers_[static_cast<size_t>(i)].port = FreeLoopbackPort();
+      ok = s->Spawn(i, &last) && s->WaitReady(i, &last);
+      if (!ok) {
+        s->Reap(i);
+        // Only a lost race for the port is worth another try.
+        if (s->LogTail(i, 40).find("Address already in use") == std::string::npos) break;
+      }
+    }
+    if (!ok) {
+      *error = last;
+      return nullptr;  // the destructor stops what was started
+    }
+  }
+  if (options.with_replica && !s->WaitReplicaInSync(error)) return nullptr;
+  return s;
+}
+
+RedisServers::~RedisServers() {
+  for (int i = 0; i < count(); ++i) Reap(i);
+  for (auto& sv : servers_)
+    if (sv.clock_page != nullptr) munmap(sv.clock_page, kClockFileBytes);
+  if (!dir_.empty()) {
+    UnregisterDir(dir_slot_);
+    RemoveTree(AT_FDCWD, dir_.c_str(), 3);
+  }
+}
+
+bool RedisServers::Spawn(int i, std::string* error) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  // Everything the child needs is built before fork: after fork only async-signal-safe calls.
+  std::vector<std::string> args = {options_.redis_server_path,
+                                   "--port", std::to_string(sv.port),
+                                   "--bind", "127.0.0.1",
+                                   "--save", "",
+                                   "--appendonly", "no",
+                                   "--dir", sv.node_dir,
+                                   "--logfile", sv.log_path,
+                                   "--daemonize", "no",
+                                   // Disk-based sync: after a diskless one the master holds
+                                   // writes back until the replica's first ACK (up to 1 s).
+                                   "--repl-diskless-sync", "no",
+                                   "--maxclients", "10000",
+                                   // a thousand clients connect at once: keep their SYNs
+                                   "--tcp-backlog", "4096"};
+  if (sv.is_replica) {
+    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(servers_[0].port)});
+  }
+  std::vector<std::string> envs;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0 || std::strncmp(*e, "LOCKLAB_CLOCK_OFFSET_FILE=", 26) == 0) continue;
+    envs.emplace_back(*e);
+  }
+  if (!shim_path_.empty()) {
+    envs.push_back("LD_PRELOAD=" + shim_path_);
+    envs.push_back("LOCKLAB_CLOCK_OFFSET_FILE=" + sv.clock_path);
+  }
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int log_fd = open(sv.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // Signals stay blocked across fork, so that the child cannot run our SIGINT/SIGTERM handler
+  // (which would kill its siblings) before it has reset the dispositions.
+  const pid_t pid = ForkManagedChild(null_fd);
+  if (pid < 0) {
+    *error = std::string("redis servers: fork: ") + std::strerror(errno);
+    if (log_fd >= 0) close(log_fd);
+    if (null_fd >= 0) close(null_fd);
+    return false;
+  }
+  if (pid == 0) {
+    if (log_fd >= 0) {
+      dup2(log_fd, 1);
+      dup2(log_fd, 2);
+    }
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  if (log_fd >= 0) close(log_fd);
+  if (null_fd >= 0) close(null_fd);
+  if (!RegisterPid(pid)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    *error = "redis servers: too many live servers in this process";
+    return false;
+  }
+  sv.pid = pid;
+  sv.paused = false;
+  return true;
+}
+
+bool RedisServers::PingOnce(int i) {
+  std::string out, err;
+  return running(i) && Query(i, {"PING"}, &out, &err, 200'000) && out == "PONG";
+}
+
+bool RedisServers::WaitReady(int i, std::string* error) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  const int64_t deadline = MonoUs() + options_.start_timeout_us;
+  while (true) {
+    int status = 0;
+    pid_t r = waitpid(sv.pid, &status, WNOHANG);
+    if (r == sv.pid) {
+      UnregisterPid(sv.pid);
+      sv.pid = 0;
+      *error = "redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
+               ") exited at start-up (status " + std::to_string(status) + "); its log ends with:\n" + LogTail(i);
+      return false;
+    }
+    if (PingOnce(i)) return true;
+    if (MonoUs() > deadline) {
+      *error = "redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
+               ") did not answer PING within " + std::to_string(options_.start_timeout_us / 1000) +
+               " ms; its log ends with:\n" + LogTail(i);
+      return false;
+    }
+    SleepUs(2'000);
+  }
+}
+
+bool RedisServers::WaitReplicaInSync(std::string* error) {
+  const int r = replica_index();
+  const int64_t deadline = MonoUs() + options_.start_timeout_us;
+  std::string out, err;
+  const std::string probe = "locklab:replica-probe";
+  bool probe_set = false;
+  while (true) {
+    // "master_link_status:up" is not enough: a master may still hold writes back from a replica
+    // it calls online (after a diskless sync, until the replica's first ACK). Only a write seen
+    // on the replica proves that writes stream, which is what a failover test relies on.
+    if (!probe_set && Query(r, {"INFO", "replication"}, &out, &err) &&
+        out.find("master_link_status:up") != std::string::npos)
+      probe_set = Query(0, {"SET", probe, "1"}, &out, &err);
+    if (probe_set && Query(r, {"EXISTS", probe}, &out, &err) && out == "1") {
+      Query(0, {"DEL", probe}, &out, &err);
+      return true;
+    }
+    if (MonoUs() > deadline) {
+      *error = "redis replica (port " + std::to_string(port(r)) + ") did not sync with its master within " +
+               std::to_string(options_.start_timeout_us / 1000) + " ms; its log ends with:\n" + LogTail(r);
+      return false;
+    }
+    SleepUs(5'000);
+  }
+}
+
+void RedisServers::Reap(int i) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  if (sv.pid <= 0) return;
+  if (!IsRegistered(sv.pid)) {  // the signal hook already killed and reaped it: the pid is stale
+    sv.pid = 0;
+    return;
+  }
+  kill(sv.pid, SIGKILL);  // also ends a SIGSTOPped server
+  while (waitpid(sv.pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  UnregisterPid(sv.pid);
+  sv.pid = 0;
+  sv.paused = false;
+}
+
+bool RedisServers::Kill(int i, std::string* error) {
+  if (!running(i)) {
+    *error = "redis server " + std::to_string(i) + " is not running";
+    return false;
+  }
+  Reap(i);
+  return true;
+}
+
+bool RedisServers::Respawn(int i, std::string* error) {
+  Reap(i);
+  return Spawn(i, error);
+}
+
+bool RedisServers::Restart(int i, std::string* error) {
+  if (!Respawn(i, error)) return false;
+  if (!WaitReady(i, error)) {
+    Reap(i);
+    return false;
+  }
+  return true;
+}
+
+bool RedisServers::Pause(int i, std::string* error) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  if (!running(i)) {
+    *error = "redis server " + std::to_string(i) + " is not running";
+    return false;
+  }
+  if (sv.paused) return true;
+  kill(sv.pid, SIGSTOP);
+  // Wait until it really stopped, so that what the caller does next meets a frozen server.
+  int status = 0;
+  pid_t r;
+  while ((r = waitpid(sv.pid, &status, WUNTRACED)) < 0 && errno == EINTR) {
+  }
+  if (r == sv.pid && !WIFSTOPPED(status)) {  // it had died: now it is reaped
+    UnregisterPid(sv.pid);
+    sv.pid = 0;
+    *error = "redis server " + std::to_string(i) + " had exited before it could be paused";
+    return false;
+  }
+  sv.paused = true;
+  return true;
+}
+
+bool RedisServers::Resume(int i, std::string* error) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  if (!running(i)) {
+    *error = "redis server " + std::to_string(i) + " is not running";
+    return false;
+  }
+  kill(sv.pid, SIGCONT);
+  sv.paused = false;
+  return true;
+}
+
+bool RedisServers::SetClock(int i, int64_t offset_us, double drift_ppm, std::string* error) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  if (shim_path_.empty()) {
+    *error = "redis server " + std::to_string(i) +
+             ": cannot move its clock: the clock shim (liblocklab_clockshim.so) was not found; "
+             "build the locklab_clockshim target or set LOCKLAB_CLOCKSHIM";
+    return false;
+  }
+  sv.offset_us = offset_us;
+  WritePage(sv.clock_page, offset_us, static_cast<int64_t>(drift_ppm * 1000.0), RealUs());
+  return true;
+}
+
+bool RedisServers::JumpClock(int i, int64_t delta_us, std::string* error) {
+  Server& sv = servers_[static_cast<size_t>(i)];
+  if (shim_path_.empty()) return SetClock(i, 0, 0, error);  // produces the message
+  auto* p = static_cast<ClockShimPage*>(sv.clock_page);
+  sv.offset_us += delta_us;
+  WritePage(sv.clock_page, sv.offset_us, __atomic_load_n(&p->drift_ppb, __ATOMIC_RELAXED),
+            __atomic_load_n(&p->anchor_us, __ATOMIC_RELAXED));
+  return true;
+}
+
+bool RedisServers::IsolateReplica(std::string* error) {
+  const int r = replica_index();
+  if (r < 0) {
+    *error = "failover: there is no replica (start the servers with a replica)";
+    return false;
+  }
+  if (!running(0) || !running(r)) {
+    *error = "failover: the master or its replica is not running";
+    return false;
+  }
+  if (!Pause(r, error)) return false;
+  std::string out;
+  if (!Query(0, {"CLIENT", "KILL", "TYPE", "replica"}, &out, error)) {
+    *error = "failover: CLIENT KILL TYPE replica on the master: " + *error;
+    return false;
+  }
+  return true;
+}
+
+bool RedisServers::PromoteReplica(std::string* error) {
+  const int r = replica_index();
+  if (r < 0 || !running(r)) {
+    *error = "failover: there is no running replica to promote";
+    return false;
+  }
+  Reap(0);
+  if (!Resume(r, error)) return false;
+  std::string out;
+  if (!Query(r, {"REPLICAOF", "NO", "ONE"}, &out, error)) {
+    *error = "failover: REPLICAOF NO ONE on the replica: " + *error;
+    return false;
+  }
+  servers_[static_cast<size_t>(r)].is_replica = false;  // a later Restart() starts it as a master
+  return true;
+}
+
+bool RedisServers::Query(int i, const std::vector<std::string>& argv, std::string* out, std::string* error,
+                         int64_t timeout_us) const {
+  if (!running(i)) {
+    *error = "redis server " + std::to_string(i) + " is not running";
+    return false;
+  }
+  return QueryRedis("127.0.0.1", port(i), argv, out, error, timeout_us);
+}
+
+bool QueryRedis(const std::string& host, int port, const std::vector<std::string>& argv, std::string* out,
+                std::string* error, int64_t timeout_us) {
+  const std::string where = host + ":" + std::to_string(port);
+  timeval tv{static_cast<time_t>(timeout_us / 1'000'000), static_cast<suseconds_t>(timeout_us % 1'000'000)};
+  redisContext* c = redisConnectWithTimeout(host.c_str(), port, tv);
+  if (c == nullptr || c->err) {
+    *error = "connect to " + where + ": " + (c != nullptr ? c->errstr : "out of memory");
+    if (c != nullptr) redisFree(c);
+    return false;
+  }
+  redisSetTimeout(c, tv);
+  std::vector<const char*> words;
+  std::vector<size_t> lens;
+  for (const auto& a : argv) {
+    words.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* reply = static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(words.size()), words.data(), lens.data()));
+  const std::string name = argv.empty() ? std::string() : argv[0];
+  bool ok = false;
+  if (reply == nullptr) {
+    *error = name + " on " + where + ": " + c->errstr;
+  } else if (reply->type == REDIS_REPLY_ERROR) {
+    *error = name + " on " + where + ": " + FormatReply(reply);
+  } else {
+    *out = FormatReply(reply);
+    ok = true;
+  }
+  if (reply != nullptr) freeReplyObject(reply);
+  redisFree(c);
+  return ok;
+}
+
+}  // namespace locklab

@@ -1,0 +1,311 @@
+#include "harness/report/report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "algorithms/lock.h"
+#include "algorithms/retry.h"
+#include "harness/run/config.h"
+#include "sim/history.h"
+#include "harness/run/spec_fields.h"
+
+namespace locklab {
+namespace {
+
+using nlohmann::json;
+
+// 3 decimals: enough for µs in ms figures, and it keeps the printed digits stable.
+double R3(double x) {
+  double r = std::round(x * 1000.0) / 1000.0;
+  return r == 0 ? 0.0 : r;  // no "-0.0"
+}
+double UsToMs(int64_t us) { return R3(static_cast<double>(us) / 1000.0); }
+
+json LatencyJson(const LatencySummary& s, bool with_cdf = false) {
+  json j = {{"count", s.count}, {"p50", R3(s.p50)}, {"p90", R3(s.p90)},
+            {"p99", R3(s.p99)}, {"max", R3(s.max)}, {"mean", R3(s.mean)}};
+  if (with_cdf) {  // [[percent, ms], ...] for plots
+    json cdf = json::array();
+    for (size_t i = 0; i < s.cdf.size(); ++i) cdf.push_back({kCdfPermille[i] / 10.0, R3(s.cdf[i])});
+    j["cdf"] = cdf;
+  }
+  return j;
+}
+
+// [[a, b], ...]: pairs of clients that held at the same instant.
+json PairsJson(const std::vector<std::pair<int, int>>& pairs) {
+  json j = json::array();
+  for (const auto& [a, b] : pairs) j.push_back({a, b});
+  return j;
+}
+
+json OptionsJson(const Options& o) {
+  json j = json::object();
+  for (const auto& [k, v] : o.values()) j[k] = v;
+  return j;
+}
+
+json ExampleJson(const Violation& v, const std::string& replay) {
+  json tl = json::array();
+  for (const Event& e : v.timeline)
+    tl.push_back({{"t_ms", UsToMs(e.t_us)},
+                  {"client", e.client},
+                  {"event", EvName(e.type)},
+                  {"value", e.value},
+                  {"detail", e.detail}});
+  return {{"start_ms", UsToMs(v.start_us)},
+          {"end_ms", UsToMs(v.end_us)},
+          {"clients", v.clients},
+          {"timeline", tl},
+          {"replay", replay}};
+}
+
+// The spec a field's value is compared with in a replay command: defaults, resolved for the
+// same algorithm, retry policy and backend (so default options and nodes are left out).
+RunSpec ReplayDefaults(const RunSpec& spec) {
+  RunSpec d;
+  d.backend = spec.backend;
+  d.algorithm = spec.algorithm;
+  d.retry = spec.retry;
+  d.redis = spec.redis;
+  RunSpec resolved = d;
+  std::string ignored;
+  if (ResolveSpec(&resolved, &ignored)) return resolved;
+  return d;
+}
+
+void AddOptionFlags(const char* flag, const Options& given, const Options& defaults, std::vector<std::string>* out) {
+  for (const auto& [k, v] : given.values()) {
+    auto it = defaults.values().find(k);
+    if (it != defaults.values().end() && it->second == v) continue;
+    out->push_back(flag);
+    out->push_back(ShellQuote(k + "=" + v));
+  }
+}
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+}  // namespace
+
+std::string ShellQuote(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_.,:=/@%+-", c) != nullptr);
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::vector<std::string> ReplayArgs(const RunSpec& spec) {
+  const RunSpec d = ReplayDefaults(spec);
+  std::vector<std::string> out;
+  for (const SpecField& f : SpecFields()) {
+    const std::string key = f.key;
+    const bool always = key == "backend" || key == "algorithm" || key == "seed";
+    // d.retry is spec.retry (to resolve its options), so the policy is compared with the default.
+    if (key == "retry" ? spec.retry == RunSpec().retry : !always && FieldEquals(f, spec, d)) continue;
+    if (key == "replica") {  // a flag without a value
+      if (spec.replica) out.push_back("--replica");
+      continue;
+    }
+    out.push_back(f.flag());
+    out.push_back(ShellQuote(FieldText(f, spec)));
+    if (key == "algorithm") AddOptionFlags("--opt", spec.algorithm_options, d.algorithm_options, &out);
+  }
+  AddOptionFlags("--retry-opt", spec.retry_options, d.retry_options, &out);
+  if (!spec.redis.empty()) {
+    out.push_back("--redis");
+    out.push_back(ShellQuote(Join(spec.redis, ",")));
+  }
+  for (const FaultAction& a : spec.faults.plan) {
+    out.push_back("--fault");
+    out.push_back(ShellQuote(FaultFlag(a)));
+  }
+  return out;
+}
+
+std::string ReplayCommand(const RunSpec& spec) { return "locklab run " + Join(ReplayArgs(spec), " "); }
+
+json RunJson(const RunResult& r) {
+  const CheckResult& c = r.check;
+  const std::string replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
+  json examples = json::array();
+  for (const Violation& v : c.safety.examples) examples.push_back(ExampleJson(v, replay));
+  const ResourceResult& res = c.resource;
+  json safety = {{"violations", c.safety.violations},
+                 {"overlap_ms_total", R3(c.safety.overlap_ms_total)},
+                 {"max_concurrent_holders", c.safety.max_concurrent_holders},
+                 {"overlapping_pairs", PairsJson(c.safety.overlapping_pairs)},
+                 {"resource",
+                  {{"writes_accepted", res.writes_accepted},
+                   {"lost_updates", res.lost_updates},
+                   {"orders", res.orders},
+                   {"oversold", res.oversold},
+                   {"stale_writes_accepted", res.stale_writes_accepted},
+                   {"stale_writes_rejected", res.stale_writes_rejected},
+                   {"stale_reads_rejected", res.stale_reads_rejected},
+                   {"counter_final", r.counter_final},
+                   {"stock_final", r.stock_final}}},
+                 {"examples", examples}};
+  const LivenessResult& l = c.liveness;
+  json liveness = {{"acquired", l.acquired},
+                   {"failed", l.failed},
+                   {"unknown", l.unknown},
+                   {"releases_failed", l.releases_failed},
+                   {"releases_unknown", l.releases_unknown},
+                   {"stuck_ms_max", R3(l.stuck_ms_max)}};
+  json latency = {{"acquire", LatencyJson(c.latency.acquire)},
+                  {"hold", LatencyJson(c.latency.hold)},
+                  {"release", LatencyJson(c.latency.release)},
+                  {"request", LatencyJson(c.latency.request, /*with_cdf=*/true)}};
+  json fairness = {{"clients", c.fairness.clients},
+                   {"jain_index", R3(c.fairness.jain_index)},
+                   {"max_wait_ms", R3(c.fairness.max_wait_ms)}};
+  json by_name = json::object();
+  for (const auto& [name, n] : r.commands.by_name) by_name[name] = n;
+  // Per acquisition that succeeded; 0 when none did (the count of commands still tells).
+  const double per_acquire = l.acquired > 0 ? static_cast<double>(r.commands.total) / l.acquired : 0;
+  json redis = {{"commands", r.commands.total}, {"commands_per_acquire", R3(per_acquire)}, {"by_name", by_name}};
+  const double seconds = static_cast<double>(r.duration_us) / 1e6;
+  return {{"algorithm", r.spec.algorithm},
+          {"algorithm_options", OptionsJson(r.spec.algorithm_options)},
+          {"retry", r.spec.retry},
+          {"retry_options", OptionsJson(r.spec.retry_options)},
+          {"workload", r.spec.workload},
+          {"faults", ToJson(r.spec.faults)},
+          {"config", ToJson(r.spec)},
+          {"completed", r.completed},
+          {"error", r.error},
+          {"safety", safety},
+          {"liveness", liveness},
+          {"latency_ms", latency},
+          {"fairness", fairness},
+          {"redis", redis},
+          {"throughput_per_s", R3(seconds > 0 ? static_cast<double>(l.acquired) / seconds : 0)},
+          {"duration_ms", UsToMs(r.duration_us)},
+          {"history", {{"events", r.history_events}, {"commands_dropped", r.commands_dropped}}},
+          {"notes", r.notes},
+          {"replay", replay}};
+}
+
+json ReportConfig(const std::vector<RunResult>& runs) {
+  if (runs.empty()) return json::object();
+  const json first = ToJson(runs[0].spec);
+  if (runs.size() == 1) return first;
+  auto strip = [](json j) {
+    j.erase("algorithm");
+    j.erase("algorithm_options");
+    j.erase("seed");
+    return j;
+  };
+  const json base = strip(first);
+  std::vector<std::string> algs;
+  std::vector<uint64_t> seeds;
+  std::vector<std::pair<std::string, uint64_t>> order;
+  for (const RunResult& r : runs) {
+    if (strip(ToJson(r.spec)) != base) return first;  // not a sweep: the first spec stands for all
+    std::string a = AlgorithmChoice{r.spec.algorithm, r.spec.algorithm_options}.ToString();
+    if (std::find(algs.begin(), algs.end(), a) == algs.end()) algs.push_back(a);
+    if (std::find(seeds.begin(), seeds.end(), r.spec.seed) == seeds.end()) seeds.push_back(r.spec.seed);
+    order.emplace_back(a, r.spec.seed);
+  }
+  // Only a full product in ExpandSweep's order reads back as the same runs.
+  if (algs.size() * seeds.size() != runs.size()) return first;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i].first != algs[i / seeds.size()] || order[i].second != seeds[i % seeds.size()]) return first;
+  json c = base;
+  if (algs.size() > 1) {
+    c["algorithms"] = algs;
+  } else {
+    c["algorithm"] = first["algorithm"];
+    c["algorithm_options"] = first["algorithm_options"];
+  }
+  if (seeds.size() > 1)
+    c["seeds"] = seeds;
+  else
+    c["seed"] = first["seed"];
+  return c;
+}
+
+ReportContext MakeReportContext(const std::vector<RunResult>& runs) {
+  ReportContext c;
+  if (!runs.empty()) {
+    c.backend = runs[0].spec.backend;
+    c.seed = runs[0].spec.seed;
+  }
+  if (c.backend == "redis") {
+    char host[256] = {0};
+    if (gethostname(host, sizeof host - 1) == 0) c.host = host;
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    c.started_at = buf;
+  }
+  return c;
+}
+
+json BuildReport(const std::vector<RunResult>& runs, const ReportContext& ctx) {
+  json context = {
+      {"tool_version", LOCKLAB_VERSION}, {"git_sha", LOCKLAB_GIT_SHA}, {"backend", ctx.backend}, {"seed", ctx.seed}};
+  // Real-time facts only where the run was real: a sim report must not change between runs.
+  if (!ctx.host.empty()) context["host"] = ctx.host;
+  if (!ctx.started_at.empty()) context["started_at"] = ctx.started_at;
+  json list = json::array();
+  for (const RunResult& r : runs) list.push_back(RunJson(r));
+  return {{"schema", kReportSchema}, {"context", context}, {"config", ReportConfig(runs)}, {"runs", list}};
+}
+
+std::string ReportText(const json& report) { return report.dump(2) + "\n"; }
+
+bool WriteFileAtomic(const std::string& path, const std::string& text, std::string* error) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) {
+    fs::create_directories(p.parent_path(), ec);
+    if (ec) {
+      *error = "cannot create directory " + p.parent_path().string() + ": " + ec.message();
+      return false;
+    }
+  }
+  // Same directory as the target, so rename() is atomic (no cross-filesystem move).
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) {
+    *error = "cannot write " + tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    *error = "cannot write " + tmp + ": " + std::strerror(wrote ? errno : write_errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace locklab

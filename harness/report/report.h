@@ -1,0 +1,55 @@
+// Report: the JSON document a `locklab run` or `locklab suite` writes (schema locklab.report/1,
+// see DESIGN.md "The report"), the replay command of a run, and writing files atomically.
+//
+// Determinism: for the sim backend the report holds no wall time and no host name, and every
+// double is rounded to 3 decimals, so the same seed and build give the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/run/run_spec.h"
+
+namespace locklab {
+
+constexpr const char* kReportSchema = "locklab.report/1";
+
+struct ReportContext {
+  std::string backend = "sim";
+  uint64_t seed = 1;
+  std::string host;        // redis backend only: this machine's name
+  std::string started_at;  // redis backend only: ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z
+};
+
+// The context of a report about `runs`: backend and seed of the first run; for the redis backend
+// also the host name and the current wall time (the only place a report reads either).
+ReportContext MakeReportContext(const std::vector<RunResult>& runs);
+
+nlohmann::json BuildReport(const std::vector<RunResult>& runs, const ReportContext& context);
+// One element of "runs".
+nlohmann::json RunJson(const RunResult& run);
+// "config": the run's spec when there is one; for a sweep (runs differing only in algorithm
+// and/or seed) the spec with "algorithms"/"seeds" lists, loadable again by --config.
+nlohmann::json ReportConfig(const std::vector<RunResult>& runs);
+
+// The flags after `locklab run` that reproduce `spec`: --backend, --algorithm and --seed always,
+// every other field only when it differs from its default (for that algorithm and retry policy),
+// options as --opt k=v / --retry-opt k=v, plan entries as --fault KIND:k=v,... . Values are
+// shell-quoted when they need it.
+std::vector<std::string> ReplayArgs(const RunSpec& spec);
+// "locklab run " + ReplayArgs joined by spaces.
+std::string ReplayCommand(const RunSpec& spec);
+// Quotes `s` for a POSIX shell when it holds anything but [A-Za-z0-9_.,:=/@%+-].
+std::string ShellQuote(const std::string& s);
+
+// The report as text: 2-space indented JSON and a final newline.
+std::string ReportText(const nlohmann::json& report);
+
+// Writes PATH.tmp in the same directory, then renames it over PATH, so a reader never sees a
+// half-written report. Creates missing directories. false + a one-line *error on failure
+// (the .tmp file is removed).
+bool WriteFileAtomic(const std::string& path, const std::string& text, std::string* error);
+
+}  // namespace locklab

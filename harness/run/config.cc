@@ -1,0 +1,519 @@
+#include "harness/run/config.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "harness/run/spec_fields.h"
+
+namespace locklab {
+namespace {
+
+using nlohmann::json;
+
+bool Fail(std::string* error, std::string msg) {
+  *error = std::move(msg);
+  return false;
+}
+
+
+std::string Quote(const std::string& key) { return "'" + key + "'"; }
+
+// "faults.plan[0]" + "kind"; a bare key when there is no prefix.
+std::string Path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
+
+
+bool ReadInt64(const json& v, const std::string& key, int64_t lo, int64_t hi, int64_t* out, std::string* error) {
+  if (!v.is_number_integer()) return Fail(error, Quote(key) + " must be an integer (got " + ShownJson(v) + ")");
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
+    return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
+  int64_t x = v.get<int64_t>();
+  if (x < lo || x > hi) return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
+  *out = x;
+  return true;
+}
+
+// Reads one scalar field of a RunSpec from `v`, type-checked.
+bool ReadField(const SpecField& f, const json& v, RunSpec* spec, std::string* error) {
+  const std::string key = f.path();
+  return std::visit(
+      [&](auto* p) -> bool {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          if (!v.is_string()) return Fail(error, Quote(key) + " must be a string (got " + ShownJson(v) + ")");
+          *p = v.get<std::string>();
+        } else if constexpr (std::is_same_v<T, bool>) {
+          if (!v.is_boolean()) return Fail(error, Quote(key) + " must be true or false (got " + ShownJson(v) + ")");
+          *p = v.get<bool>();
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (!v.is_number()) return Fail(error, Quote(key) + " must be a number (got " + ShownJson(v) + ")");
+          *p = v.get<double>();
+        } else if constexpr (std::is_same_v<T, uint64_t>) {
+          if (!v.is_number_unsigned())
+            return Fail(error, Quote(key) + " must be a non-negative integer (got " + ShownJson(v) + ")");
+          *p = v.get<uint64_t>();
+        } else {
+          int64_t x = 0;
+          if (!ReadInt64(v, key, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), &x, error)) return false;
+          *p = static_cast<T>(x);
+        }
+        return true;
+      },
+      f.get(*spec));
+}
+
+json FieldJson(const SpecField& f, const RunSpec& spec) {
+  return std::visit([](auto* p) { return json(*p); }, f.get(const_cast<RunSpec&>(spec)));
+}
+
+json OptionsJson(const Options& o) {
+  json j = json::object();
+  for (const auto& [k, v] : o.values()) j[k] = v;
+  return j;
+}
+
+// An object of strings; numbers and booleans are taken as their text, for hand-written files.
+bool ReadOptions(const json& v, const std::string& key, Options* out, std::string* error) {
+  if (!v.is_object()) return Fail(error, Quote(key) + " must be an object of strings (got " + ShownJson(v) + ")");
+  Options o;
+  for (const auto& [k, x] : v.items()) {
+    if (x.is_string())
+      o.Set(k, x.get<std::string>());
+    else if (x.is_boolean())
+      o.Set(k, x.get<bool>() ? "true" : "false");
+    else if (x.is_number_integer())
+      o.Set(k, x.dump());
+    else
+      return Fail(error, Quote(key + "." + k) + " must be a string (got " + ShownJson(x) + ")");
+  }
+  *out = o;
+  return true;
+}
+
+// Which FaultAction fields a kind uses (the rest are written only when set).
+struct KindUses {
+  bool duration = false, delta = false, node = false, message = false;
+};
+KindUses Uses(FaultAction::Kind k) {
+  using K = FaultAction::Kind;
+  KindUses u;
+  u.duration = k == K::kPauseClient || k == K::kPauseNode || k == K::kPartition || k == K::kDelayMessage;
+  u.delta = k == K::kClientClockJump || k == K::kNodeClockJump;
+  u.node = k == K::kPartition;
+  u.message = k == K::kDelayMessage;
+  return u;
+}
+
+// µs -> ms for JSON: an integer when whole, else a fraction (exact to the µs).
+json MsJson(int64_t us) { return us % 1000 == 0 ? json(us / 1000) : json(static_cast<double>(us) / 1000.0); }
+
+bool ReadMs(const json& v, const std::string& key, int64_t* us, std::string* error) {
+  constexpr int64_t kMaxMs = 9'000'000'000'000;  // keeps µs inside int64
+  if (v.is_number_integer()) {
+    int64_t ms = 0;
+    if (!ReadInt64(v, key, -kMaxMs, kMaxMs, &ms, error)) return false;
+    *us = ms * 1000;
+    return true;
+  }
+  if (!v.is_number()) return Fail(error, Quote(key) + " must be a number of ms (got " + ShownJson(v) + ")");
+  double ms = v.get<double>();
+  if (!std::isfinite(ms) || std::fabs(ms) > static_cast<double>(kMaxMs))
+    return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
+  *us = std::llround(ms * 1000.0);
+  return true;
+}
+
+std::string KindList() {
+  std::string s;
+  for (int i = 0; i <= static_cast<int>(FaultAction::Kind::kDelayMessage); ++i)
+    s += (s.empty() ? "" : ", ") + std::string(FaultKindName(static_cast<FaultAction::Kind>(i)));
+  return s;
+}
+
+const std::vector<std::string> kFaultActionKeys = {"kind",     "at_ms",   "target",  "node",      "duration_ms",
+                                                   "delta_ms", "command", "on_send", "occurrence"};
+
+}  // namespace
+
+std::string ShownJson(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+bool CheckJsonKeys(const json& obj, const std::vector<std::string>& known, const std::string& prefix,
+                   std::string* error) {
+  for (const auto& [k, v] : obj.items()) {
+    bool ok = false;
+    for (const auto& n : known) ok = ok || n == k;
+    if (ok) continue;
+    std::string list;
+    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+    return Fail(error, "unknown key " + Quote(prefix + k) + " (expected one of: " + list + ")");
+  }
+  return true;
+}
+
+json ToJson(const FaultAction& a) {
+  const KindUses u = Uses(a.kind);
+  const FaultAction d;  // defaults
+  json j;
+  j["kind"] = FaultKindName(a.kind);
+  j["at_ms"] = MsJson(a.at_us);
+  j["target"] = a.target;
+  if (u.node || a.node != d.node) j["node"] = a.node;
+  if (u.duration || a.duration_us != d.duration_us) j["duration_ms"] = MsJson(a.duration_us);
+  if (u.delta || a.delta_us != d.delta_us) j["delta_ms"] = MsJson(a.delta_us);
+  if (u.message || a.command != d.command) j["command"] = a.command;
+  if (!a.on_send.empty()) j["on_send"] = a.on_send;
+  if (u.message || !a.on_send.empty() || a.occurrence != d.occurrence) j["occurrence"] = a.occurrence;
+  return j;
+}
+
+json ToJson(const FaultSpec& faults) {
+  RunSpec s;
+  s.faults = faults;
+  return ToJson(s)["faults"];
+}
+
+json ToJson(const RunSpec& spec) {
+  json j = json::object();
+  json faults = json::object();
+  for (const SpecField& f : SpecFields()) (f.in_faults ? faults : j)[f.key] = FieldJson(f, spec);
+  json plan = json::array();
+  for (const FaultAction& a : spec.faults.plan) plan.push_back(ToJson(a));
+  faults["plan"] = plan;
+  j["faults"] = faults;
+  j["algorithm_options"] = OptionsJson(spec.algorithm_options);
+  j["retry_options"] = OptionsJson(spec.retry_options);
+  j["redis"] = spec.redis;
+  if (!spec.client_plans.empty()) {
+    json plans = json::array();
+    for (const ClientPlan& p : spec.client_plans)
+      plans.push_back({{"start_ms", p.start_ms}, {"requests", p.requests}, {"hold_ms", p.hold_ms},
+                       {"acquire_timeout_ms", p.acquire_timeout_ms}});
+    j["client_plans"] = plans;
+  }
+  return j;
+}
+
+namespace {
+
+bool ReadClientPlans(const json& v, std::vector<ClientPlan>* out, std::string* error) {
+  if (!v.is_array()) return Fail(error, "'client_plans' must be a list of objects (got " + ShownJson(v) + ")");
+  const std::vector<std::string> keys = {"start_ms", "requests", "hold_ms", "acquire_timeout_ms"};
+  std::vector<ClientPlan> plans;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string where = "client_plans[" + std::to_string(i) + "]";
+    if (!v[i].is_object()) return Fail(error, Quote(where) + " must be an object (got " + ShownJson(v[i]) + ")");
+    if (!CheckJsonKeys(v[i], keys, where + ".", error)) return false;
+    ClientPlan p;
+    for (const auto& [key, x] : v[i].items()) {
+      int64_t* field = key == "start_ms" ? &p.start_ms : key == "requests" ? &p.requests
+                     : key == "hold_ms"  ? &p.hold_ms  : &p.acquire_timeout_ms;
+      if (!ReadInt64(x, where + "." + key, -1, std::numeric_limits<int64_t>::max(), field, error)) return false;
+    }
+    plans.push_back(p);
+  }
+  *out = std::move(plans);
+  return true;
+}
+
+}  // namespace
+
+bool FromJson(const json& j, FaultAction* out, const std::string& where, std::string* error) {
+  if (!j.is_object()) return Fail(error, Quote(where) + " must be an object (got " + ShownJson(j) + ")");
+  if (!CheckJsonKeys(j, kFaultActionKeys, where.empty() ? "" : where + ".", error)) return false;
+  FaultAction a;
+  if (!j.contains("kind")) return Fail(error, Quote(Path(where, "kind")) + " is missing (one of: " + KindList() + ")");
+  const json& k = j["kind"];
+  if (!k.is_string() || !ParseFaultKind(k.get<std::string>(), &a.kind))
+    return Fail(error, Quote(Path(where, "kind")) + " must be one of: " + KindList() + " (got " + ShownJson(k) + ")");
+  int64_t x = 0;
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  for (const auto& [key, v] : j.items()) {
+    const std::string path = Path(where, key);
+    if (key == "at_ms" && !ReadMs(v, path, &a.at_us, error)) return false;
+    if (key == "duration_ms" && !ReadMs(v, path, &a.duration_us, error)) return false;
+    if (key == "delta_ms" && !ReadMs(v, path, &a.delta_us, error)) return false;
+    if (key == "target" || key == "node" || key == "occurrence") {
+      if (!ReadInt64(v, path, -kIntMax, kIntMax, &x, error)) return false;
+      (key == "target" ? a.target : key == "node" ? a.node : a.occurrence) = static_cast<int>(x);
+    }
+    if (key == "command") {
+      if (!v.is_string()) return Fail(error, Quote(path) + " must be a string (got " + ShownJson(v) + ")");
+      a.command = v.get<std::string>();
+    }
+    if (key == "on_send") {
+      if (!v.is_string() || v.get<std::string>().empty())
+        return Fail(error, Quote(path) + " must be a command name or \"*\" (got " + ShownJson(v) + ")");
+      a.on_send = v.get<std::string>();
+    }
+  }
+  *out = a;
+  return true;
+}
+
+bool FromJson(const json& j, RunSpec* spec, std::string* error) {
+  if (!j.is_object()) return Fail(error, "a run spec must be a JSON object (got " + ShownJson(j) + ")");
+  std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults", "client_plans"};
+  std::vector<std::string> fault_keys = {"plan"};
+  for (const SpecField& f : SpecFields()) (f.in_faults ? fault_keys : top).push_back(f.key);
+  if (!CheckJsonKeys(j, top, "", error)) return false;
+  RunSpec s = *spec;  // untouched on failure
+  for (const auto& [key, v] : j.items()) {
+    if (const SpecField* f = FindSpecField(key, false)) {
+      if (!ReadField(*f, v, &s, error)) return false;
+    } else if (key == "algorithm_options") {
+      if (!ReadOptions(v, key, &s.algorithm_options, error)) return false;
+    } else if (key == "retry_options") {
+      if (!ReadOptions(v, key, &s.retry_options, error)) return false;
+    } else if (key == "redis") {
+      if (!v.is_array()) return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(v) + ")");
+      s.redis.clear();
+      for (const json& e : v) {
+        if (!e.is_string())
+          return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(e) + ")");
+        s.redis.push_back(e.get<std::string>());
+      }
+    } else if (key == "client_plans") {
+      if (!ReadClientPlans(v, &s.client_plans, error)) return false;
+    } else if (key == "faults") {
+      if (!v.is_object()) return Fail(error, "'faults' must be an object (got " + ShownJson(v) + ")");
+      if (!CheckJsonKeys(v, fault_keys, "faults.", error)) return false;
+      for (const auto& [fk, fv] : v.items()) {
+        if (const SpecField* f = FindSpecField(fk, true)) {
+          if (!ReadField(*f, fv, &s, error)) return false;
+        } else {  // plan
+          if (!fv.is_array()) return Fail(error, "'faults.plan' must be a list of faults (got " + ShownJson(fv) + ")");
+          s.faults.plan.clear();
+          for (size_t i = 0; i < fv.size(); ++i) {
+            FaultAction a;
+            if (!FromJson(fv[i], &a, "faults.plan[" + std::to_string(i) + "]", error)) return false;
+            s.faults.plan.push_back(a);
+          }
+        }
+      }
+    }
+  }
+  *spec = s;
+  return true;
+}
+
+std::string AlgorithmChoice::ToString() const {
+  std::string o = options.ToString();
+  return o.empty() ? name : name + ":" + o;
+}
+
+bool ParseAlgorithmChoice(const std::string& text, AlgorithmChoice* out, std::string* error) {
+  const size_t colon = text.find(':');
+  AlgorithmChoice c;
+  c.name = text.substr(0, colon);
+  if (c.name.empty()) return Fail(error, "empty algorithm name in '" + text + "' (expected NAME or NAME:opt=v,...)");
+  if (colon != std::string::npos && !Options::Parse(text.substr(colon + 1), &c.options, error)) {
+    *error = "algorithm '" + text + "': " + *error;
+    return false;
+  }
+  *out = c;
+  return true;
+}
+
+bool ParseFaultFlag(const std::string& text, FaultAction* out, std::string* error) {
+  const std::string where = "--fault " + text;
+  const size_t colon = text.find(':');
+  json j;
+  j["kind"] = text.substr(0, colon);
+  if (colon != std::string::npos) {
+    Options kv;
+    if (!Options::Parse(text.substr(colon + 1), &kv, error)) {
+      *error = "fault '" + text + "': " + *error + " (expected KIND:at_ms=N,target=N,...)";
+      return false;
+    }
+    for (const auto& [k, v] : kv.values()) {
+      if (k == "kind") return Fail(error, "fault '" + text + "': the kind goes before the ':'");
+      if (k == "command" || k == "on_send") {
+        j[k] = v;
+        continue;
+      }
+      // Numbers keep their JSON type (integer or fraction) so FromJson checks them alike.
+      int64_t i = 0;
+      auto [pi, ei] = std::from_chars(v.data(), v.data() + v.size(), i);
+      if (ei == std::errc() && pi == v.data() + v.size()) {
+        j[k] = i;
+        continue;
+      }
+      double d = 0;
+      auto [pd, ed] = std::from_chars(v.data(), v.data() + v.size(), d);
+      if (ed != std::errc() || pd != v.data() + v.size() || !std::isfinite(d))
+        return Fail(error, "fault '" + text + "': " + k + "=" + v + " is not a number");
+      j[k] = d;
+    }
+  }
+  if (!FromJson(j, out, "", error)) {
+    *error = "fault '" + text + "': " + *error;
+    return false;
+  }
+  return true;
+}
+
+std::string FaultFlag(const FaultAction& a) {
+  json j = ToJson(a);
+  std::string s = j["kind"].get<std::string>();
+  char sep = ':';
+  for (const std::string& k : kFaultActionKeys) {
+    if (k == "kind" || !j.contains(k)) continue;
+    const json& v = j[k];
+    s += sep + k + "=" +
+         (v.is_string()         ? v.get<std::string>()
+          : v.is_number_float() ? DoubleText(v.get<double>())
+                                : v.dump());
+    sep = ',';
+  }
+  return s;
+}
+
+bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
+  const json* src = &in;
+  // A report holds the config it ran: accept it, so a report can be re-run as it is.
+  if (in.is_object() && in.contains("schema") && in["schema"].is_string() &&
+      in["schema"].get<std::string>().rfind("locklab.report/", 0) == 0) {
+    if (!in.contains("config")) return Fail(error, "report has no 'config'");
+    src = &in["config"];
+  }
+  if (!src->is_object()) return Fail(error, "a config must be a JSON object (got " + ShownJson(*src) + ")");
+  json j = *src;
+  ConfigFile c = *cfg;
+  if (j.contains("comment")) {  // free text for the reader of the file
+    if (!j["comment"].is_string()) return Fail(error, "'comment' must be a string");
+    j.erase("comment");
+  }
+  if (j.contains("algorithms")) {
+    if (j.contains("algorithm") || j.contains("algorithm_options"))
+      return Fail(error, "give either 'algorithm' (with 'algorithm_options') or 'algorithms', not both");
+    const json& a = j["algorithms"];
+    if (!a.is_array() || a.empty())
+      return Fail(error,
+                  "'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(a) + ")");
+    c.algorithms.clear();
+    for (const json& e : a) {
+      AlgorithmChoice ch;
+      if (!e.is_string())
+        return Fail(error, "'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(e) + ")");
+      if (!ParseAlgorithmChoice(e.get<std::string>(), &ch, error)) return false;
+      c.algorithms.push_back(ch);
+    }
+    j.erase("algorithms");
+  }
+  if (j.contains("seeds")) {
+    if (j.contains("seed")) return Fail(error, "give either 'seed' or 'seeds', not both");
+    const json& s = j["seeds"];
+    if (!s.is_array() || s.empty())
+      return Fail(error, "'seeds' must be a non-empty list of non-negative integers (got " + ShownJson(s) + ")");
+    c.seeds.clear();
+    for (const json& e : s) {
+      if (!e.is_number_unsigned())
+        return Fail(error, "'seeds' must be a list of non-negative integers (got " + ShownJson(e) + ")");
+      c.seeds.push_back(e.get<uint64_t>());
+    }
+    j.erase("seeds");
+  }
+  if (j.contains("sweep")) {
+    const json& sw = j["sweep"];
+    if (!sw.is_object() || sw.empty())
+      return Fail(error, "'sweep' must be an object of lists, e.g. {\"retry\": [\"no3\", \"backoff\"], \"clients\": [10, 100]}");
+    c.sweep.clear();
+    for (const auto& [key, values] : sw.items()) {
+      if (!values.is_array() || values.empty())
+        return Fail(error, "'sweep." + key + "' must be a non-empty list (got " + ShownJson(values) + ")");
+      // Every value must apply on its own: check each now, so a bad one fails before any run.
+      for (const json& v : values) {
+        RunSpec probe;
+        if (!ApplySweepValue(key, v, &probe, error)) return Fail(error, "'sweep." + key + "': " + *error);
+      }
+      c.sweep.emplace_back(key, std::vector<json>(values.begin(), values.end()));
+    }
+    j.erase("sweep");
+  }
+  if (!FromJson(j, &c.base, error)) return false;
+  size_t runs = std::max<size_t>(c.algorithms.size(), 1) * std::max<size_t>(c.seeds.size(), 1);
+  for (const auto& [key, values] : c.sweep) runs = std::min<size_t>(runs * values.size(), kMaxSweepRuns + 1);
+  if (runs > kMaxSweepRuns)
+    return Fail(error, "the sweep has " + std::to_string(runs) + " runs (limit " + std::to_string(kMaxSweepRuns) + ")");
+  *cfg = c;
+  return true;
+}
+
+bool LoadConfigFile(const std::string& path, ConfigFile* cfg, std::string* error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Fail(error, path + ": cannot read (" + std::strerror(errno) + ")");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  json j;
+  try {
+    // Comments are allowed: config files are written by hand.
+    j = json::parse(ss.str(), nullptr, true, true);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    size_t p = what.find("] ");  // drop "[json.exception.parse_error.101] "
+    return Fail(error, path + ": invalid JSON: " + (p == std::string::npos ? what : what.substr(p + 2)));
+  }
+  if (!ConfigFromJson(j, cfg, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+bool ApplySweepValue(const std::string& key, const json& value, RunSpec* spec, std::string* error) {
+  if (key == "retry") {
+    AlgorithmChoice c;  // the same NAME[:opt=v,...] form
+    if (!value.is_string() || !ParseAlgorithmChoice(value.get<std::string>(), &c, error))
+      return Fail(error, "a retry policy is \"NAME[:opt=v,...]\" (got " + ShownJson(value) + ")");
+    spec->retry = c.name;
+    spec->retry_options = c.options;
+    return true;
+  }
+  if (key == "algorithm" || key == "seed")
+    return Fail(error, "use the lists 'algorithms' and 'seeds' for " + key);
+  const bool in_faults = key.rfind("faults.", 0) == 0;
+  const SpecField* f = FindSpecField(in_faults ? key.substr(7) : key, in_faults);
+  if (f == nullptr) return Fail(error, "not a scalar run field (e.g. clients, hold_ms, ttl_ms, faults.net_delay_ms, retry)");
+  return ReadField(*f, value, spec, error);
+}
+
+std::vector<RunSpec> ExpandSweep(const ConfigFile& cfg) {
+  std::vector<AlgorithmChoice> algs = cfg.algorithms;
+  if (algs.empty()) algs.push_back({cfg.base.algorithm, cfg.base.algorithm_options});
+  std::vector<uint64_t> seeds = cfg.seeds;
+  if (seeds.empty()) seeds.push_back(cfg.base.seed);
+  // The sweep's combinations, as specs built from the base (values were checked when read).
+  std::vector<RunSpec> combos = {cfg.base};
+  for (const auto& [key, values] : cfg.sweep) {
+    std::vector<RunSpec> next;
+    for (const RunSpec& c : combos)
+      for (const json& v : values) {
+        RunSpec s = c;
+        std::string ignored;
+        ApplySweepValue(key, v, &s, &ignored);
+        next.push_back(std::move(s));
+      }
+    combos = std::move(next);
+  }
+  std::vector<RunSpec> out;
+  for (const auto& a : algs)
+    for (const RunSpec& combo : combos)
+      for (uint64_t seed : seeds) {
+        RunSpec s = combo;
+        s.algorithm = a.name;
+        s.algorithm_options = a.options;
+        s.seed = seed;
+        out.push_back(s);
+      }
+  return out;
+}
+
+}  // namespace locklab

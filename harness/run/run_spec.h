@@ -1,0 +1,100 @@
+// RunSpec: one fully resolved run (algorithm x retry x workload x faults x seed x backend),
+// and RunResult: what came out of it. A report's `config` is the RunSpec as JSON, so any
+// run can be replayed from its report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/options.h"
+#include "harness/check/checkers.h"
+#include "harness/run/runtime.h"
+
+namespace locklab {
+
+// Faults drawn from the seed (rates) plus an explicit timed plan. All off by default.
+struct FaultSpec {
+  int64_t gc_pause_ms = 0;        // length of each stop-the-world pause
+  double gc_pause_rate = 0;       // pauses per client per second (Poisson)
+  double net_delay_ms = 0;        // mean one-way network delay (simulator: added to nothing
+                                  // else; real Redis: held in the runtime on top of loopback)
+  std::string net_dist = "constant";  // constant | uniform | long-tail
+  double net_loss = 0;            // probability a message is lost (-> timeout)
+  int64_t clock_skew_ms = 0;      // each client's wall clock offset, uniform in [-skew, +skew]
+  double clock_drift_ppm = 0;     // each client's clock rate error, uniform in [-drift, +drift]
+  std::vector<FaultAction> plan;  // explicit faults at given true times
+};
+
+// One client's own program in a scripted run (the scenarios): when it starts, how many requests
+// it makes, how long it works inside each critical section. Times are ms of the client's
+// monotonic clock from the start of the run.
+struct ClientPlan {
+  int64_t start_ms = 0;
+  int64_t requests = 1;
+  int64_t hold_ms = 0;
+  int64_t acquire_timeout_ms = -1;  // -1: the run's acquire_timeout_ms
+  bool operator==(const ClientPlan&) const = default;
+};
+
+struct RunSpec {
+  std::string backend = "sim";  // sim | redis
+  std::string algorithm = "token";
+  Options algorithm_options;    // resolved (defaults filled in) before the run
+  std::string retry = "auto";
+  Options retry_options;
+  std::string workload = "counter";  // counter | seckill
+  int clients = 10;
+  int app_servers = 1;                // clients are spread over this many application servers:
+                                      // client c runs on server c % app_servers; only the `local`
+                                      // algorithm looks at it
+  int64_t requests = 200;             // acquisitions attempted, in total over all clients
+  int64_t ttl_ms = 1000;
+  int64_t hold_ms = 10;               // think time inside the critical section
+  int64_t acquire_timeout_ms = 10000; // a request gives up after this long
+  int64_t command_timeout_ms = 1000;  // a command with no reply by then has an unknown outcome
+  int nodes = 0;                      // Redis endpoints; 0 = what the algorithm needs
+  bool replica = false;               // endpoint 0 has an asynchronous replica (failover)
+  int64_t stock = 100;                // seckill: initial stock
+  uint64_t seed = 1;
+  FaultSpec faults;
+  std::vector<std::string> redis;     // real backend: existing HOST:PORT servers (empty: start ours)
+  // Each client locks a key of its own (the lock key + ":" + client number) instead of all sharing
+  // one: uncontended benchmarks (locklab bench-peers). Not a flag and not in reports; the checkers
+  // still judge all clients together (overlaps across keys, one shared counter), so split the
+  // history by key to judge it (harness/bench/bench_peers.h).
+  bool key_per_client = false;
+  // Record every executed command in the history (timelines, examples). Benchmarks that compare
+  // with libraries logging only their lock events turn it off. Not a flag, not in reports.
+  bool trace_commands = true;
+  int64_t max_duration_ms = 600'000;  // hard cap on one run's true time
+  // Scripted runs: one plan per client (then `requests` and `hold_ms` are not used). Empty:
+  // every client takes requests from the shared pool of `requests`.
+  std::vector<ClientPlan> client_plans;
+};
+
+struct RunResult {
+  RunSpec spec;
+  bool completed = false;  // false: the run stopped early (error says why); figures are partial
+  std::string error;
+  CheckResult check;
+  CommandStats commands;
+  int64_t duration_us = 0;             // true time from start to the last client finishing
+  std::vector<std::string> notes;      // how faults were applied (real backend), warnings
+  int64_t history_events = 0;
+  int64_t commands_dropped = 0;        // kCommand events not kept (history cap)
+  int64_t counter_final = 0;           // counter workload
+  int64_t stock_final = 0;             // seckill workload
+  std::string replay;                  // the command that replays this run ("": `locklab run` + the spec's flags)
+  std::vector<Event> events;           // the history, when RunOne was asked to keep it
+};
+
+// Fills in defaults (algorithm and retry options, nodes) and checks every field. false + a
+// one-line *error naming the field when the spec cannot be run.
+bool ResolveSpec(RunSpec* spec, std::string* error);
+
+// Runs one spec on its backend. Progress lines go to stderr when `progress` is true;
+// `keep_events`: RunResult::events gets the whole history (scenario timelines).
+RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events = false);
+
+}  // namespace locklab

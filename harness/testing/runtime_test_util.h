@@ -1,0 +1,41 @@
+// Test helpers for the tests that drive a Runtime directly (simulator or real Redis): run it to
+// the end under a time cap, and record what a client saw and when.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/env.h"
+#include "harness/run/runtime.h"
+
+namespace locklab {
+
+// Runs to the end; a failure (or more than max_ms of true time) fails the test.
+inline void MustRun(Runtime& rt, int64_t max_ms = 30'000) {
+  std::string error;
+  RuntimeLimits limits;
+  limits.max_duration_us = max_ms * 1000;
+  ASSERT_TRUE(rt.Run(limits, &error)) << error;
+}
+
+// What a client saw: replies in order and flags (e.g. WaitMessage's result), each with the
+// client's monotonic time (true time when it has no drift).
+struct Seen {
+  std::vector<Reply> replies;
+  std::vector<int64_t> at_ms;
+  std::vector<bool> flags;
+  std::vector<int64_t> flag_at_ms;
+  void Add(Env& env, Reply r) {
+    replies.push_back(std::move(r));
+    at_ms.push_back(env.MonotonicMs());
+  }
+  void Flag(Env& env, bool b) {
+    flags.push_back(b);
+    flag_at_ms.push_back(env.MonotonicMs());
+  }
+};
+
+}  // namespace locklab

@@ -1,0 +1,55 @@
+// Test fixture shared by the config and report tests.
+#pragma once
+
+#include "harness/run/run_spec.h"
+
+namespace locklab {
+
+// A spec with every field away from its default, and a plan with each kind of fault.
+inline RunSpec FullSpec() {
+  RunSpec s;
+  s.backend = "sim";
+  s.algorithm = "watchdog";
+  s.algorithm_options.Set("renew", "blind");
+  s.algorithm_options.Set("renew-every-ms", "50");
+  s.retry = "random";
+  s.retry_options.Set("max-ms", "40");
+  s.workload = "seckill";
+  s.clients = 7;
+  s.app_servers = 3;
+  s.requests = 123;
+  s.ttl_ms = 900;
+  s.hold_ms = 33;
+  s.acquire_timeout_ms = 4000;
+  s.command_timeout_ms = 250;
+  s.nodes = 2;
+  s.replica = true;
+  s.stock = 42;
+  s.seed = 18446744073709551615ULL;  // the largest seed survives JSON
+  s.max_duration_ms = 90'000;
+  s.faults.gc_pause_ms = 1500;
+  s.faults.gc_pause_rate = 0.25;
+  s.faults.net_delay_ms = 2.5;
+  s.faults.net_dist = "long-tail";
+  s.faults.net_loss = 0.001;
+  s.faults.clock_skew_ms = 3000;
+  s.faults.clock_drift_ppm = 150;
+  using K = FaultAction::Kind;
+  for (int i = 0; i <= static_cast<int>(K::kDelayMessage); ++i) {
+    FaultAction a;
+    a.kind = static_cast<K>(i);
+    a.at_us = 1000 * i + 500;  // fractional ms
+    a.target = i % 2;
+    a.node = 1;
+    a.duration_us = 120'000;
+    a.delta_us = -2'000'000;
+    if (a.kind == K::kDelayMessage) {
+      a.command = "SET";
+      a.occurrence = 3;
+    }
+    s.faults.plan.push_back(a);
+  }
+  return s;
+}
+
+}  // namespace locklab

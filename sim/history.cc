@@ -1,0 +1,39 @@
+#include "sim/history.h"
+
+namespace locklab {
+
+const char* EvName(Ev e) {
+  switch (e) {
+    case Ev::kAcquireStart: return "acquire_start";
+    case Ev::kAcquireOk: return "acquire_ok";
+    case Ev::kAcquireFail: return "acquire_fail";
+    case Ev::kAcquireUnknown: return "acquire_unknown";
+    case Ev::kEnter: return "enter";
+    case Ev::kExit: return "exit";
+    case Ev::kReleaseStart: return "release_start";
+    case Ev::kReleaseOk: return "release_ok";
+    case Ev::kReleaseFail: return "release_fail";
+    case Ev::kReleaseUnknown: return "release_unknown";
+    case Ev::kRead: return "read";
+    case Ev::kWriteOk: return "write_ok";
+    case Ev::kWriteRejected: return "write_rejected";
+    case Ev::kReadRejected: return "read_rejected";
+    case Ev::kOrder: return "order";
+    case Ev::kCommand: return "command";
+    case Ev::kPauseStart: return "pause_start";
+    case Ev::kPauseEnd: return "pause_end";
+    case Ev::kCrash: return "crash";
+    case Ev::kFault: return "fault";
+  }
+  return "?";
+}
+
+void History::Add(int64_t t_us, int client, Ev type, int64_t value, std::string detail) {
+  if (type == Ev::kCommand && events_.size() >= max_events_) {
+    ++commands_dropped_;
+    return;
+  }
+  events_.push_back(Event{t_us, client, type, value, std::move(detail)});
+}
+
+}  // namespace locklab
