@@ -1,5 +1,6 @@
 // `locklab bench-peers`: see bench_peers.h.
 #include "harness/bench/bench_peers.h"
+#include "harness/run/build_info.h"
 #include "harness/real/child_process.h"
 #include "harness/bench/idle_poll.h"
 #include "harness/bench/redis_benchmark.h"
@@ -303,8 +304,8 @@ DriverResult RunDriver(const DriverCall& call) {
   return r;
 }
 
-std::string DefaultPeerDriversDir() { return std::string(LOCKLAB_SOURCE_DIR) + "/harness/bench/peers"; }
-std::string DefaultPeerModulesDir() { return std::string(LOCKLAB_BINARY_DIR) + "/peers"; }
+std::string DefaultPeerDriversDir() { return std::string(SourceDir()) + "/harness/bench/peers"; }
+std::string DefaultPeerModulesDir() { return std::string(BinaryDir()) + "/peers"; }
 
 // ---------------------------------------------------------------------------------------------
 // The benchmark.
@@ -1312,7 +1313,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
           row.clients = w.clients;
           row.per_key = w.per_key;
           if (impl.kind == Kind::kLocklab) {
-            row.version = std::string(LOCKLAB_VERSION) + " (" + LOCKLAB_GIT_SHA + ")";
+            row.version = std::string(ToolVersion()) + " (" + GitSha() + ")";
             if (paired && impl.id == "locklab-token" && nodes == 1 && setting == kDefaultSetting) {
               Limit limit;
               RunInRoundsWithLimit(env, w, &row, &limit, &notes);
@@ -1349,7 +1350,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
         p.nodes = nodes;
         p.hold_ms = hold;
         if (impl.kind == Kind::kLocklab) {
-          p.version = std::string(LOCKLAB_VERSION) + " (" + LOCKLAB_GIT_SHA + ")";
+          p.version = std::string(ToolVersion()) + " (" + GitSha() + ")";
           RunLocklabPause(env, impl, nodes, &p);
         } else if (std::string u = Unavailable(env, impl); !u.empty()) {
           p.error = u;
@@ -1371,8 +1372,8 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   const std::vector<Target> targets = Targets(rows, ratios);
   json report;
   report["schema"] = "locklab.bench-peers/1";
-  report["context"] = {{"tool_version", LOCKLAB_VERSION},
-                       {"git_sha", LOCKLAB_GIT_SHA},
+  report["context"] = {{"tool_version", ToolVersion()},
+                       {"git_sha", GitSha()},
                        {"host", HostName()},
                        {"started_at", UtcNow()},
                        {"cpus", std::thread::hardware_concurrency()},

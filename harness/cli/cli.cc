@@ -1,4 +1,5 @@
 #include "harness/cli/cli.h"
+#include "harness/run/build_info.h"
 #include "harness/real/redis_runtime.h"
 
 #include <CLI/CLI.hpp>
@@ -348,7 +349,7 @@ int CliMain(int argc, char** argv) {
       "under GC pauses, network delay and clock skew; checkers judge the history and a JSON report "
       "is written.",
       "locklab"};
-  app.set_version_flag("--version", std::string("locklab ") + LOCKLAB_VERSION + " (" + LOCKLAB_GIT_SHA + ")");
+  app.set_version_flag("--version", std::string("locklab ") + ToolVersion() + " (" + GitSha() + ")");
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
   app.footer("\nRun `locklab SUBCOMMAND --help` for its flags. `make run` runs `locklab suite`.");

@@ -1,4 +1,5 @@
 #include "harness/real/real_clock.h"
+#include "harness/run/build_info.h"
 #include "harness/real/redis_server.h"
 
 #include <dirent.h>
@@ -291,9 +292,7 @@ pid_t ForkManagedChild(int stdin_fd) {
 std::string FindClockShim() {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("LOCKLAB_CLOCKSHIM"); env != nullptr && env[0] != '\0') candidates.push_back(env);
-#ifdef LOCKLAB_BINARY_DIR
-  candidates.push_back(std::string(LOCKLAB_BINARY_DIR) + "/liblocklab_clockshim.so");
-#endif
+  candidates.push_back(std::string(BinaryDir()) + "/liblocklab_clockshim.so");
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {

@@ -1,4 +1,5 @@
 #include "harness/report/report.h"
+#include "harness/run/build_info.h"
 
 #include <unistd.h>
 
@@ -263,7 +264,7 @@ ReportContext MakeReportContext(const std::vector<RunResult>& runs) {
 
 json BuildReport(const std::vector<RunResult>& runs, const ReportContext& ctx) {
   json context = {
-      {"tool_version", LOCKLAB_VERSION}, {"git_sha", LOCKLAB_GIT_SHA}, {"backend", ctx.backend}, {"seed", ctx.seed}};
+      {"tool_version", ToolVersion()}, {"git_sha", GitSha()}, {"backend", ctx.backend}, {"seed", ctx.seed}};
   // Real-time facts only where the run was real: a sim report must not change between runs.
   if (!ctx.host.empty()) context["host"] = ctx.host;
   if (!ctx.started_at.empty()) context["started_at"] = ctx.started_at;

@@ -2,6 +2,7 @@
 // committed experiment with a small load, every retry policy, on the simulator and on real
 // redis-server processes. Each must finish every request without breaking mutual exclusion.
 #include <gtest/gtest.h>
+#include "harness/run/build_info.h"
 
 #include <set>
 
@@ -30,7 +31,7 @@ class RetryStudy : public ::testing::TestWithParam<Case> {};
 TEST_P(RetryStudy, SmallLoadCompletesWithoutViolations) {
   ConfigFile cfg;
   std::string error;
-  ASSERT_TRUE(LoadConfigFile(std::string(LOCKLAB_SOURCE_DIR) + "/harness/experiments/retry-strategies.json", &cfg,
+  ASSERT_TRUE(LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/retry-strategies.json", &cfg,
                              &error))
       << error;
   ASSERT_FALSE(cfg.sweep.empty()) << "the experiment sweeps the retry policies";
@@ -60,7 +61,7 @@ INSTANTIATE_TEST_SUITE_P(EveryPolicy, RetryStudy, ::testing::ValuesIn(Cases()), 
 TEST(RetryStudy, TheExperimentSweepsEveryPolicy) {
   ConfigFile cfg;
   std::string error;
-  ASSERT_TRUE(LoadConfigFile(std::string(LOCKLAB_SOURCE_DIR) + "/harness/experiments/retry-strategies.json", &cfg,
+  ASSERT_TRUE(LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/retry-strategies.json", &cfg,
                              &error))
       << error;
   std::set<std::string> swept;

@@ -1,4 +1,5 @@
 #include "harness/scenario/scenario.h"
+#include "harness/run/build_info.h"
 
 #include <algorithm>
 #include <cmath>
@@ -344,7 +345,7 @@ bool LoadScenarioDir(const std::string& dir, std::vector<Scenario>* out, std::st
 
 std::string DefaultScenarioDir() {
   if (const char* env = std::getenv("LOCKLAB_SCENARIOS"); env != nullptr && *env != '\0') return env;
-  return std::string(LOCKLAB_SOURCE_DIR) + "/harness/scenarios";
+  return std::string(SourceDir()) + "/harness/scenarios";
 }
 
 bool FindScenario(const std::string& name_or_path, const std::string& dir, Scenario* out, std::string* error) {

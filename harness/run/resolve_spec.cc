@@ -1,54 +1,25 @@
-// ResolveSpec and RunOne: from a RunSpec to a checked RunResult, on either backend.
-#include <algorithm>
-#include <cstdio>
-#include <map>
-#include <memory>
+// ResolveSpec: fills in a RunSpec's defaults and checks every field before anything runs.
 #include <string>
 #include <vector>
 
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
-#include "harness/run/backends.h"
 #include "harness/run/run_spec.h"
 #include "harness/run/workload.h"
-#include "sim/rng.h"
 
 namespace locklab {
 namespace {
 
-// Limits on what one run may ask for (every loop and queue has a limit).
 constexpr int kMaxClients = 100'000;
 constexpr int kMaxAppServers = 1000;
 constexpr int64_t kMaxRequests = 100'000'000;
 constexpr int kMaxNodes = 15;
-constexpr int kMaxPausesPerClient = 100'000;
 
 bool Fail(std::string* error, std::string msg) {
   *error = std::move(msg);
   return false;
 }
 
-// Stop-the-world pauses drawn from the seed: a Poisson process per client.
-void PlanGcPauses(const RunSpec& spec, sim::Rng& rng, std::vector<FaultAction>* out) {
-  const FaultSpec& f = spec.faults;
-  if (f.gc_pause_ms <= 0 || f.gc_pause_rate <= 0) return;
-  const double mean_gap_us = 1e6 / f.gc_pause_rate;
-  const int64_t horizon_us = spec.max_duration_ms * 1000;
-  for (int c = 0; c < spec.clients; ++c) {
-    int64_t t = 0;
-    for (int i = 0; i < kMaxPausesPerClient; ++i) {
-      t += static_cast<int64_t>(rng.Exponential(mean_gap_us));
-      if (t >= horizon_us) break;
-      FaultAction a;
-      a.kind = FaultAction::Kind::kPauseClient;
-      a.at_us = t;
-      a.target = c;
-      a.duration_us = f.gc_pause_ms * 1000;
-      out->push_back(a);
-      t += a.duration_us;  // the next pause starts after this one ends
-    }
-  }
-}
 
 }  // namespace
 
@@ -139,107 +110,6 @@ bool ResolveSpec(RunSpec* s, std::string* error) {
     s->requests = total;  // what the report shows; the plans decide who makes them
   }
   return true;
-}
-
-RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
-  RunResult res;
-  res.spec = spec;
-  BackendConfig bc;
-  bc.clients = spec.clients;
-  bc.nodes = spec.nodes;
-  bc.with_replica = spec.replica;
-  bc.seed = spec.seed;
-  bc.command_timeout_us = spec.command_timeout_ms * 1000;
-  bc.trace_commands = spec.trace_commands;
-  bc.net.mean_us = static_cast<int64_t>(spec.faults.net_delay_ms * 1000);
-  bc.net.loss = spec.faults.net_loss;
-  ParseNetDist(spec.faults.net_dist, &bc.net.dist);
-
-  RuntimeMaker make = FindBackend(spec.backend);
-  if (make == nullptr) {
-    res.error = "backend '" + spec.backend + "' is not available in this program";
-    return res;
-  }
-  std::unique_ptr<Runtime> rt = make(bc, spec.redis, &res.error);
-  if (!rt) return res;
-  History history;
-  rt->set_history(&history);
-
-  // Clocks and pauses come from their own stream of the seed, so that adding a fault type does
-  // not shift the draws of the network.
-  sim::Rng fault_rng(spec.seed ^ 0xfa017fa017ULL);
-  for (int c = 0; c < spec.clients; ++c) {
-    ClockSetting cs;
-    const int64_t skew_us = spec.faults.clock_skew_ms * 1000;
-    if (skew_us > 0) cs.offset_us = fault_rng.Uniform(-skew_us, skew_us);
-    if (spec.faults.clock_drift_ppm > 0)
-      cs.drift_ppm = (fault_rng.Unit() * 2 - 1) * spec.faults.clock_drift_ppm;
-    if (cs.offset_us != 0 || cs.drift_ppm != 0) rt->SetClientClock(c, cs);
-  }
-  std::vector<FaultAction> plan = spec.faults.plan;
-  PlanGcPauses(spec, fault_rng, &plan);
-  for (const FaultAction& a : plan) {
-    if (!rt->PlanFault(a, &res.error)) return res;
-  }
-
-  const AlgorithmInfo* alg = FindAlgorithm(spec.algorithm);
-  const RetryInfo* retry = FindRetryPolicy(spec.retry);
-  WorkloadState state;
-  ParseWorkload(spec.workload, &state.kind);
-  state.requests_left = spec.requests;
-  state.hold_ms = spec.hold_ms;
-  state.acquire_timeout_ms = spec.acquire_timeout_ms;
-  state.resource.value = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
-  state.history = &history;
-  state.runtime = rt.get();
-
-  std::vector<std::unique_ptr<Lock>> locks;
-  std::vector<std::unique_ptr<RetryPolicy>> policies;
-  LockConfig lc;
-  lc.ttl_ms = spec.ttl_ms;
-  lc.options = spec.algorithm_options;
-  // `local`: one in-process mutex per application server, shared by the run's clients.
-  const int app_servers = std::max(1, spec.app_servers);
-  lc.local_mutexes = std::make_shared<LocalMutexes>();
-  lc.local_mutexes->holder.assign(static_cast<size_t>(app_servers), -1);
-  const std::string shared_key = lc.key;
-  for (int c = 0; c < spec.clients; ++c) {
-    lc.key = spec.key_per_client ? shared_key + ":" + std::to_string(c) : shared_key;
-    lc.app_server = c % app_servers;
-    locks.push_back(alg->make(rt->env(c), lc));
-    policies.push_back(retry->make(spec.retry_options, lc.key));
-    const ClientPlan* plan = spec.client_plans.empty() ? nullptr : &spec.client_plans[static_cast<size_t>(c)];
-    rt->StartClient(c, ClientLoop(rt->env(c), *locks.back(), *policies.back(), state, plan));
-  }
-
-  RuntimeLimits limits;
-  limits.max_duration_us = spec.max_duration_ms * 1000;
-  std::string run_error;
-  res.completed = rt->Run(limits, &run_error);
-  if (!res.completed) res.error = run_error;
-  res.duration_us = rt->TrueNowUs();
-  res.commands = rt->Commands();
-  res.notes = rt->Notes();
-  res.history_events = static_cast<int64_t>(history.events().size());
-  res.commands_dropped = history.commands_dropped();
-  if (res.commands_dropped > 0)
-    res.notes.push_back("history kept the first " + std::to_string(res.history_events) + " events; " +
-                        std::to_string(res.commands_dropped) + " command events were not recorded");
-
-  CheckInput in;
-  in.end_us = res.duration_us;
-  in.counter_initial = 0;
-  in.counter_final = state.kind == WorkloadKind::kCounter ? state.resource.value : 0;
-  in.stock_initial = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
-  res.counter_final = in.counter_final;
-  res.stock_final = state.kind == WorkloadKind::kSeckill ? state.resource.value : 0;
-  res.check = CheckAll(history, in);
-  // The runtime's frames refer to the locks, policies and state: it goes first.
-  rt.reset();
-  if (keep_events) res.events = history.TakeEvents();  // nothing writes to it any more
-  if (progress) std::fprintf(stderr, "  %s on %s: %lld events\n", spec.algorithm.c_str(), spec.backend.c_str(),
-                             static_cast<long long>(res.history_events));
-  return res;
 }
 
 }  // namespace locklab

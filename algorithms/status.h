@@ -1,0 +1,60 @@
+// Status and Result<T>: errors as values (LevelDB's Status is the model). A Status is a code and
+// a one-line message; an ok Status holds no string and costs one byte to pass around. A
+// Result<T> is a T or the Status saying why there is none.
+//
+// Codes say what the caller should do: kInvalid is bad input (the CLI exits 2 before any work),
+// kFailed is a run or a backend that could not complete (exit 1).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace locklab {
+
+class [[nodiscard]] Status {
+ public:
+  enum class Code : unsigned char { kOk, kInvalid, kFailed };
+
+  Status() = default;  // ok
+  static Status Ok() { return Status(); }
+  static Status Invalid(std::string message) { return Status(Code::kInvalid, std::move(message)); }
+  static Status Failed(std::string message) { return Status(Code::kFailed, std::move(message)); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  bool invalid() const { return code_ == Code::kInvalid; }
+  // "" when ok.
+  const std::string& message() const { return message_; }
+  // The same code with "context: " in front of the message (no-op when ok).
+  Status Prefixed(const std::string& context) const {
+    return ok() ? *this : Status(code_, context + ": " + message_);
+  }
+
+ private:
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit, so `return value;` works
+  Result(Status status) : status_(std::move(status)) {}  // must not be ok
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace locklab
