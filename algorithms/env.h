@@ -1,6 +1,6 @@
 // Env: the only way an algorithm reaches the world (LevelDB's Env, FoundationDB's INetwork).
 //
-// One Env per client process. The simulator (sim/) and the real-Redis runtime (harness/)
+// One Env per client process. The simulator (sim/) and the real-Redis runtime (harness/real/)
 // implement it; algorithms are coroutines written against it and never learn which one runs
 // them. Everything an algorithm may do that depends on the world is here: send a command to
 // Redis node i, sleep, yield, read this process's clocks, draw a random number, start a

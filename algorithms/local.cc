@@ -1,5 +1,7 @@
 // local: an in-process mutex per application server, the second baseline for the seckill race
-// (seed 002): each app server guards the critical section with its own synchronized block.
+// (source: "Solving overselling with a distributed lock: a SETNX implementation", document 002
+// in the README's "Sources"): each app server guards the critical section with its own
+// synchronized block.
 // Client c runs on server c % app_servers (LockConfig::app_server); clients of one server
 // exclude each other, clients of different servers do not. No Redis command.
 //

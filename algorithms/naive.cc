@@ -1,4 +1,5 @@
-// naive and naive-expire: the first locks in the documents (002, 004).
+// naive and naive-expire: the first locks of "Solving overselling with a distributed lock: a SETNX
+// implementation" and "Redis interview questions, part 2" (documents 002, 004: README "Sources").
 //
 //   naive:         SETNX key me          ... critical section ...   DEL key
 //   naive-expire:  SETNX key me; EXPIRE key ttl (a second command) ... DEL key

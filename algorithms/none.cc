@@ -1,6 +1,8 @@
-// none: no lock at all, the baseline for the seckill race (seed 002: stock oversold without a
-// distributed lock). Every request enters at once, after one yield, so that acquiring is still
-// a suspension point and clients interleave as they would on a network. No Redis command.
+// none: no lock at all, the baseline for the seckill race (source: "Solving overselling with a
+// distributed lock: a SETNX implementation", document 002 in the README's "Sources": stock
+// oversold without a distributed lock). Every request enters at once, after one yield, so that
+// acquiring is still a suspension point and clients interleave as they would on a network. No
+// Redis command.
 #include <memory>
 
 #include "algorithms/lock.h"

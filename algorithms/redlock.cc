@@ -1,4 +1,6 @@
-// redlock: the Redis documentation's algorithm over N independent masters (seed 001, 004).
+// redlock: the Redis documentation's algorithm over N independent masters (sources: the untitled
+// note on single-instance, master-replica and Redlock locks, and "Redis interview questions,
+// part 2": documents 001 and 004 in the README's "Sources").
 //
 //   start = monotonic now
 //   send SET key token NX PX ttl to all N nodes in parallel; count OKs

@@ -1,5 +1,6 @@
 // The retry-policy registry and the loop that pairs a lock with a policy. The policies live in
-// retry_basic.cc (once, fixed, auto, random), retry_seed.cc (seed 000's No1..No5),
+// retry_basic.cc (once, fixed, auto, random), retry_seed.cc (No1..No5 of "The right way to
+// implement a distributed lock with Redis, part 2", document 000 in the README's "Sources"),
 // retry_backoff.cc (exponential backoff with jitter) and retry_wakeup.cc (wait for a release).
 #include "algorithms/retry.h"
 

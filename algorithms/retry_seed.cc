@@ -1,8 +1,10 @@
-// Seed 000's five ways of waiting between attempts (its load-test section), by their names:
+// The five ways of waiting between attempts of "The right way to implement a distributed lock
+// with Redis, part 2" (its load-test section; document 000 in the README's "Sources"; the
+// file's name keeps the older word "seed" for the source documents), by their names:
 //
 //   No1: retry at once for the first barrier-ms of an acquisition, then yield before each try
 //   No2: yield for the first barrier-ms, then sleep sleep-ms before each try
-//   No3: sleep sleep-ms before each try (the seed's pick, 200 ms)
+//   No3: sleep sleep-ms before each try (the document's pick, 200 ms)
 //   No4: the same with 2000 ms
 //   No5: yield before each try
 //

@@ -1,5 +1,6 @@
-// timestamp: seed 000's v1 lock. The value is the holder's expiry time on its own wall clock;
-// an expired lock is taken over with GETSET (or, in the broken variant, DEL + SETNX).
+// timestamp: the v1 lock of "The right way to implement a distributed lock with Redis, part 2"
+// (document 000 in the README's "Sources"). The value is the holder's expiry time on its own
+// wall clock; an expired lock is taken over with GETSET (or, in the broken variant, DEL + SETNX).
 //
 //   expiry = now + ttl + 1
 //   if SETNX key expiry == 1            -> acquired

@@ -1,5 +1,6 @@
-// token: SET key <random token> NX PX ttl; release by a Lua compare-and-delete (seed 000's
-// "optimised" lock, the Redis documentation's single-instance lock).
+// token: SET key <random token> NX PX ttl; release by a Lua compare-and-delete (the
+// "optimised" lock of "The right way to implement a distributed lock with Redis, part 2",
+// document 000 in the README's "Sources"; the Redis documentation's single-instance lock).
 //
 //   acquire: SET key token NX PX ttl == OK
 //   release=lua:          EVAL "if GET(key) == token then DEL(key)" (atomic)

@@ -1,4 +1,6 @@
-// watchdog: the token lock plus a renewal task (Redisson's watchdog, seed 003).
+// watchdog: the token lock plus a renewal task (Redisson's watchdog; source: "Redis
+// distributed locks (2): renewing the lock so that several threads do not hold it after it
+// times out", document 003 in the README's "Sources").
 //
 //   on acquire: spawn renew(token):
 //       every renew-every-ms (default ttl/3):

@@ -1,4 +1,4 @@
-// Helpers shared by the real-Redis benchmarks (harness/*_bench.cc): start a RedisRuntime with
+// Helpers shared by the real-Redis benchmarks (harness/bench/*_bench.cc): start a RedisRuntime with
 // its own servers, run its clients to the end, and time it, reporting failures to the
 // benchmark (SkipWithError) instead of aborting. Callers pause the benchmark's timing around
 // what they do not want measured (server start-up, teardown).

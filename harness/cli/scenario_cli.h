@@ -1,4 +1,5 @@
-// `locklab scenario ID|all|FILE.json`: runs the races of ../shared/SCENARIOS.md by name.
+// `locklab scenario ID|all|FILE.json`: runs the races of harness/scenarios/ by name
+// (harness/scenarios/README.md lists them).
 //
 // One scenario: each of its variants (or --variant), on the simulator by default, a timeline
 // table per run, a verdict line per run, a report per backend. `all`: every scenario x

@@ -1,5 +1,5 @@
 // Report: the JSON document a `locklab run` or `locklab suite` writes (schema locklab.report/1,
-// see DESIGN.md "The report"), the replay command of a run, and writing files atomically.
+// see README.md "The report"), the replay command of a run, and writing files atomically.
 //
 // Determinism: for the sim backend the report holds no wall time and no host name, and every
 // double is rounded to 3 decimals, so the same seed and build give the same bytes.

@@ -55,7 +55,7 @@ struct Variation {
 struct Scenario {
   std::string id;
   std::string title;
-  std::string source;                 // seed documents, e.g. "000, 004"
+  std::string source;                 // source document ids (README "Sources"), e.g. "000, 004"
   std::string story;                  // the timeline in words
   std::vector<std::string> backends;  // "sim", and "redis" when it also runs on real Redis
   std::string redis_note;             // why a sim-only scenario is sim-only

@@ -1,4 +1,4 @@
-// Scenarios: every race of SCENARIOS.md reproduced by name, on the simulator and on real Redis,
+// Scenarios: every race of harness/scenarios/ reproduced by name, on the simulator and on real Redis,
 // plus the pieces that make a verdict trustworthy (the judge, the loader, expressions).
 #include "harness/scenario/scenario.h"
 
