@@ -2,7 +2,7 @@
 # Captures the simulator reports of a fixed set of commands (every scenario with its variations,
 # the suite, runs covering every fault kind and the retry study) for a byte-for-byte comparison
 # of two builds: a refactoring must not change one byte (compare_reports.sh).
-# usage: capture_reports.sh LOCKLAB_BINARY OUT_DIR
+# usage: capture_reports.sh LOCKLAB_BINARY OUT_DIR   (LOCKLAB_SCENARIOS=DIR: scenario files from DIR)
 set -euo pipefail
 L=$1; OUT=$2; mkdir -p "$OUT"
 cd "$(dirname "$0")/../.."
