@@ -225,27 +225,22 @@ TEST(PeerDriver, ATimeLimitKillsTheDriver) {
 
 // --- One tiny real run per peer, when it is installed. ---
 
-bool NodePeersInstalled(std::string* why) {
+// Failed saying why when the node peers cannot run here.
+Status NodePeersInstalled() {
   const std::string nm = DefaultPeerModulesDir() + "/node_modules";
   for (const char* pkg : {"redlock", "redis-semaphore", "ioredis"})
-    if (!std::filesystem::exists(nm + "/" + pkg + "/package.json")) {
-      *why = std::string("node peers not installed (") + nm + "/" + pkg +
-             " missing; `make bench-peers` installs them from the npm registry)";
-      return false;
-    }
-  if (std::system("node --version >/dev/null 2>&1") != 0) {
-    *why = "node is not on PATH";
-    return false;
-  }
-  return true;
+    if (!std::filesystem::exists(nm + "/" + pkg + "/package.json"))
+      return Status::Failed(std::string("node peers not installed (") + nm + "/" + pkg +
+                            " missing; `make bench-peers` installs them from the npm registry)");
+  if (std::system("node --version >/dev/null 2>&1") != 0) return Status::Failed("node is not on PATH");
+  return Status::Ok();
 }
 
-bool PythonPeerInstalled(std::string* why) {
-  if (std::system("/usr/bin/python3 -c 'import redis' >/dev/null 2>&1") != 0) {
-    *why = "redis-py not importable by /usr/bin/python3 (Debian package python3-redis; `make bench-peers` installs it)";
-    return false;
-  }
-  return true;
+Status PythonPeerInstalled() {
+  if (std::system("/usr/bin/python3 -c 'import redis' >/dev/null 2>&1") != 0)
+    return Status::Failed(
+        "redis-py not importable by /usr/bin/python3 (Debian package python3-redis; `make bench-peers` installs it)");
+  return Status::Ok();
 }
 
 void TinyRealRun(const std::vector<std::string>& program, const std::string& name) {
@@ -283,20 +278,17 @@ void TinyRealRun(const std::vector<std::string>& program, const std::string& nam
 }
 
 TEST(PeerDriver, TinyNodeRedlockRun) {
-  std::string why;
-  if (!NodePeersInstalled(&why)) GTEST_SKIP() << why;
+  if (const Status s = NodePeersInstalled(); !s.ok()) GTEST_SKIP() << s.message();
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "redlock"}, "redlock");
 }
 
 TEST(PeerDriver, TinyRedisSemaphoreRun) {
-  std::string why;
-  if (!NodePeersInstalled(&why)) GTEST_SKIP() << why;
+  if (const Status s = NodePeersInstalled(); !s.ok()) GTEST_SKIP() << s.message();
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "semaphore-mutex"}, "semaphore");
 }
 
 TEST(PeerDriver, TinyRedisPyRun) {
-  std::string why;
-  if (!PythonPeerInstalled(&why)) GTEST_SKIP() << why;
+  if (const Status s = PythonPeerInstalled(); !s.ok()) GTEST_SKIP() << s.message();
   TinyRealRun({"/usr/bin/python3", DefaultPeerDriversDir() + "/py_peer.py"}, "redis-py");
 }
 

@@ -161,9 +161,8 @@ void RunPeerRow(BenchEnv& env, const Workload& w, const Impl& impl, Row* row) {
 // redis-benchmark with `clients` connections, on node 1, just before the rows it is compared with.
 Limit MeasureLimit(const BenchEnv& env, int clients, std::vector<std::string>* notes) {
   Limit l;
-  std::string why;
-  static_cast<PairLimit&>(l) = MeasurePairLimit(*env.servers, 0, clients, &why);
-  if (l.pair_rps <= 0) notes->push_back("limit with " + std::to_string(clients) + " clients: " + why);
+  static_cast<PairLimit&>(l) = MeasurePairLimit(*env.servers, 0, clients);
+  if (l.pair_rps <= 0) notes->push_back("limit with " + std::to_string(clients) + " clients: " + l.status.message());
   if (env.o.progress)
     std::fprintf(stderr, "bench-peers: limit, %d client(s): SET NX PX %.0f/s, release script %.0f/s\n", clients,
                  l.set_rps, l.release_rps);

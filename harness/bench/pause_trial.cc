@@ -142,8 +142,8 @@ PeerPause PreparePeerPause(const BenchEnv& env, const Impl& impl, int nodes, int
 // A's own verdict after waiting for its end.
 Result<int64_t> AwaitHolding(const PeerPause& p, ChildProcess& a) {
   std::string line;
-  const int64_t wait_until = MonotonicNowUs() + 20'000'000;
-  for (int i = 0; i < 1000 && a.ReadLine(&line, wait_until); ++i) {
+  const int64_t wait_until_us = MonotonicNowUs() + 20'000'000;
+  for (int i = 0; i < 1000 && a.ReadLine(&line, wait_until_us); ++i) {
     json j = json::parse(line, nullptr, false);
     if (j.is_object() && j.contains("holding")) return MonotonicNowUs();
   }
@@ -160,9 +160,9 @@ Result<std::pair<int64_t, int64_t>> StopAWhileBAcquires(const BenchPeersOptions&
                                                         ChildProcess& b) {
   std::string error;
   if (!a.Start(p.call_a.argv, p.call_a.extra_env, p.err_a, &error)) return Status::Failed("cannot start A: " + error);
-  Result<int64_t> holding_at = AwaitHolding(p, a);
-  if (!holding_at.ok()) return holding_at.status();
-  SleepUntilUs(*holding_at + o.pause_at_ms * 1000);
+  Result<int64_t> holding_at_us = AwaitHolding(p, a);
+  if (!holding_at_us.ok()) return holding_at_us.status();
+  SleepUntilUs(*holding_at_us + o.pause_at_ms * 1000);
   a.Signal(SIGSTOP);
   const int64_t stop_us = MonotonicNowUs();
   if (!b.Start(p.call_b.argv, p.call_b.extra_env, p.err_b, &error)) {

@@ -90,9 +90,9 @@ Status ParsePeerEventLog(const std::string& text, PeerLog* out) {
 int64_t ShiftToEarliest(std::vector<Event>* events) {
   std::stable_sort(events->begin(), events->end(), [](const Event& a, const Event& b) { return a.t_us < b.t_us; });
   if (events->empty()) return 0;
-  const int64_t t0 = events->front().t_us;
-  for (Event& e : *events) e.t_us -= t0;
-  return t0;
+  const int64_t earliest_us = events->front().t_us;
+  for (Event& e : *events) e.t_us -= earliest_us;
+  return earliest_us;
 }
 
 }  // namespace locklab
