@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/check/checkers.h"
+#include "harness/run/run_spec.h"
 
 namespace locklab {
 namespace {
@@ -146,6 +147,29 @@ TEST(CheckLocksTest, AWaiterIsStuckOnlyWhenNoOneHoldsItsLock) {
   e.At(0, 0, Ev::kEnter).At(100, 1, Ev::kAcquireStart).At(300, 1, Ev::kAcquireFail).At(500, 0, Ev::kExit);
   EXPECT_DOUBLE_EQ(CheckLiveness(e.history(), Locks({})).stuck_ms_max, 0);
   EXPECT_DOUBLE_EQ(CheckLiveness(e.history(), Locks({{0, "a"}, {1, "b"}})).stuck_ms_max, 200);
+}
+
+// RunOne names each client's key as its lock: a key-per-client run is judged per key.
+TEST(CheckLocksTest, AKeyPerClientRunIsJudgedPerKey) {
+  RunSpec s;
+  s.algorithm = "token";
+  s.clients = 4;
+  s.requests = 40;
+  s.hold_ms = 10;
+  s.key_per_client = true;
+  std::string error;
+  ASSERT_TRUE(ResolveSpec(&s, &error)) << error;
+  const RunResult r = RunOne(s, false, /*keep_events=*/true);
+  ASSERT_TRUE(r.completed) << r.error;
+  EXPECT_EQ(r.check.liveness.acquired, 40);
+  EXPECT_EQ(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 1);
+  // The clients did hold at once, each on its own key: judged as one lock, they overlap.
+  History h;
+  for (const Event& e : r.events) h.Add(e.t_us, e.client, e.type, e.value, e.detail);
+  CheckInput one_lock;
+  one_lock.end_us = r.duration_us;
+  EXPECT_GT(CheckMutualExclusion(h, one_lock).max_concurrent_holders, 1);
 }
 
 }  // namespace
