@@ -54,8 +54,8 @@ const char* kCleanLog = R"({"t_us":1000000,"client":1,"ev":"acquire_start","key"
 
 RowCheck Judge(const std::string& text, int64_t counter_final, bool per_key = false) {
   PeerLog log;
-  std::string error;
-  EXPECT_TRUE(ParsePeerEventLog(text, &log, &error)) << error;
+  const Status parsed = ParsePeerEventLog(text, &log);
+  EXPECT_TRUE(parsed.ok()) << parsed.message();
   std::vector<Event> events = log.events;
   ShiftToEarliest(&events);
   JudgeInput in;
@@ -67,11 +67,11 @@ RowCheck Judge(const std::string& text, int64_t counter_final, bool per_key = fa
 
 TEST(PeerEventLog, AnOverlapIsFlagged) {
   const RowCheck r = Judge(kOverlapLog, 1);
-  EXPECT_EQ(r.safety.violations, 1);
-  EXPECT_EQ(r.safety.max_concurrent_holders, 2);
-  ASSERT_EQ(r.safety.overlapping_pairs.size(), 1u);
-  EXPECT_EQ(r.safety.overlapping_pairs[0], std::make_pair(1, 2));
-  EXPECT_NEAR(r.safety.overlap_ms_total, 1.0, 1e-9);  // [3000, 4000] µs
+  EXPECT_EQ(r.check.safety.violations, 1);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 2);
+  ASSERT_EQ(r.check.safety.overlapping_pairs.size(), 1u);
+  EXPECT_EQ(r.check.safety.overlapping_pairs[0], std::make_pair(1, 2));
+  EXPECT_NEAR(r.check.safety.overlap_ms_total, 1.0, 1e-9);  // [3000, 4000] µs
   EXPECT_TRUE(r.counter_judged);
   EXPECT_EQ(r.lost_updates, 1);
   EXPECT_EQ(r.acquired, 2);
@@ -80,9 +80,9 @@ TEST(PeerEventLog, AnOverlapIsFlagged) {
 
 TEST(PeerEventLog, NoOverlapIsNotFlagged) {
   const RowCheck r = Judge(kCleanLog, 2);
-  EXPECT_EQ(r.safety.violations, 0);
-  EXPECT_EQ(r.safety.max_concurrent_holders, 1);
-  EXPECT_TRUE(r.safety.overlapping_pairs.empty());
+  EXPECT_EQ(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 1);
+  EXPECT_TRUE(r.check.safety.overlapping_pairs.empty());
   EXPECT_EQ(r.lost_updates, 0);
   EXPECT_EQ(r.acquired, 2);
   EXPECT_EQ(r.failed, 1);
@@ -98,12 +98,11 @@ TEST(PeerEventLog, NoOverlapIsNotFlagged) {
 
 TEST(PeerEventLog, TimesAreShiftedToTheEarliestEventAndSorted) {
   PeerLog log;
-  std::string error;
-  ASSERT_TRUE(ParsePeerEventLog("{\"t_us\":500,\"client\":1,\"ev\":\"acquire_start\"}\n"
-                                "{\"t_us\":200,\"client\":0,\"ev\":\"acquire_start\"}\n"
-                                "{\"t_us\":700,\"client\":0,\"ev\":\"enter\",\"read\":4}\n",
-                                &log, &error))
-      << error;
+  const Status parsed = ParsePeerEventLog("{\"t_us\":500,\"client\":1,\"ev\":\"acquire_start\"}\n"
+                                          "{\"t_us\":200,\"client\":0,\"ev\":\"acquire_start\"}\n"
+                                          "{\"t_us\":700,\"client\":0,\"ev\":\"enter\",\"read\":4}\n",
+                                          &log);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
   std::vector<Event> ev = log.events;
   EXPECT_EQ(ShiftToEarliest(&ev), 200);
   ASSERT_EQ(ev.size(), 4u);  // enter -> kEnter + kRead
@@ -121,23 +120,24 @@ TEST(PeerEventLog, OverlapsOnDifferentKeysAreNotViolations) {
   const std::string from = "\"client\":2,\"ev\":\"acquire_start\",\"key\":\"k\"";
   two_keys.replace(two_keys.find(from), from.size(), "\"client\":2,\"ev\":\"acquire_start\",\"key\":\"k2\"");
   const RowCheck r = Judge(two_keys, 1, /*per_key=*/true);
-  EXPECT_EQ(r.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_FALSE(r.counter_judged);
   // The same log judged as one key still flags it.
-  EXPECT_EQ(Judge(two_keys, 1, /*per_key=*/false).safety.violations, 1);
+  EXPECT_EQ(Judge(two_keys, 1, /*per_key=*/false).check.safety.violations, 1);
 }
 
 TEST(PeerEventLog, BadLinesAreErrorsNamingTheLine) {
   PeerLog log;
-  std::string error;
-  EXPECT_FALSE(ParsePeerEventLog("{\"t_us\":1,\"client\":0,\"ev\":\"acquire_start\"}\n{\"t_us\":2,\"client\":0,\"ev\":\"grab\"}\n",
-                                 &log, &error));
-  EXPECT_NE(error.find("line 2"), std::string::npos) << error;
-  EXPECT_NE(error.find("grab"), std::string::npos) << error;
-  EXPECT_FALSE(ParsePeerEventLog("{\"client\":0,\"ev\":\"enter\"}\n", &log, &error));
-  EXPECT_NE(error.find("t_us"), std::string::npos) << error;
-  EXPECT_FALSE(ParsePeerEventLog("not json\n", &log, &error));
-  EXPECT_FALSE(ParsePeerEventLog("{\"t_us\":1,\"client\":0,\"ev\":\"enter\",\"read\":\"x\"}\n", &log, &error));
+  Status st = ParsePeerEventLog("{\"t_us\":1,\"client\":0,\"ev\":\"acquire_start\"}\n{\"t_us\":2,\"client\":0,\"ev\":\"grab\"}\n",
+                                &log);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("line 2"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("grab"), std::string::npos) << st.message();
+  st = ParsePeerEventLog("{\"client\":0,\"ev\":\"enter\"}\n", &log);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("t_us"), std::string::npos) << st.message();
+  EXPECT_FALSE(ParsePeerEventLog("not json\n", &log).ok());
+  EXPECT_FALSE(ParsePeerEventLog("{\"t_us\":1,\"client\":0,\"ev\":\"enter\",\"read\":\"x\"}\n", &log).ok());
 }
 
 TEST(PeerEventLog, CrashEndsTheHold) {
@@ -152,7 +152,7 @@ TEST(PeerEventLog, CrashEndsTheHold) {
 {"t_us":400,"client":1,"ev":"exit","wrote":1}
 )",
                            1);
-  EXPECT_EQ(r.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.lost_updates, 0);
 }
 
@@ -225,27 +225,22 @@ TEST(PeerDriver, ATimeLimitKillsTheDriver) {
 
 // --- One tiny real run per peer, when it is installed. ---
 
-bool NodePeersInstalled(std::string* why) {
+// Failed saying why when the node peers cannot run here.
+Status NodePeersInstalled() {
   const std::string nm = DefaultPeerModulesDir() + "/node_modules";
   for (const char* pkg : {"redlock", "redis-semaphore", "ioredis"})
-    if (!std::filesystem::exists(nm + "/" + pkg + "/package.json")) {
-      *why = std::string("node peers not installed (") + nm + "/" + pkg +
-             " missing; `make bench-peers` installs them from the npm registry)";
-      return false;
-    }
-  if (std::system("node --version >/dev/null 2>&1") != 0) {
-    *why = "node is not on PATH";
-    return false;
-  }
-  return true;
+    if (!std::filesystem::exists(nm + "/" + pkg + "/package.json"))
+      return Status::Failed(std::string("node peers not installed (") + nm + "/" + pkg +
+                            " missing; `make bench-peers` installs them from the npm registry)");
+  if (std::system("node --version >/dev/null 2>&1") != 0) return Status::Failed("node is not on PATH");
+  return Status::Ok();
 }
 
-bool PythonPeerInstalled(std::string* why) {
-  if (std::system("/usr/bin/python3 -c 'import redis' >/dev/null 2>&1") != 0) {
-    *why = "redis-py not importable by /usr/bin/python3 (Debian package python3-redis; `make bench-peers` installs it)";
-    return false;
-  }
-  return true;
+Status PythonPeerInstalled() {
+  if (std::system("/usr/bin/python3 -c 'import redis' >/dev/null 2>&1") != 0)
+    return Status::Failed(
+        "redis-py not importable by /usr/bin/python3 (Debian package python3-redis; `make bench-peers` installs it)");
+  return Status::Ok();
 }
 
 void TinyRealRun(const std::vector<std::string>& program, const std::string& name) {
@@ -275,7 +270,7 @@ void TinyRealRun(const std::vector<std::string>& program, const std::string& nam
   const RowCheck c = JudgeEvents(events, in);
   EXPECT_EQ(c.acquired, 30);
   EXPECT_EQ(c.failed, 0);
-  EXPECT_EQ(c.safety.violations, 0);
+  EXPECT_EQ(c.check.safety.violations, 0);
   EXPECT_EQ(c.lost_updates, 0);
   EXPECT_EQ(in.counter_final, 30);
   EXPECT_GT(c.rate_per_s, 0);
@@ -283,20 +278,17 @@ void TinyRealRun(const std::vector<std::string>& program, const std::string& nam
 }
 
 TEST(PeerDriver, TinyNodeRedlockRun) {
-  std::string why;
-  if (!NodePeersInstalled(&why)) GTEST_SKIP() << why;
+  if (const Status s = NodePeersInstalled(); !s.ok()) GTEST_SKIP() << s.message();
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "redlock"}, "redlock");
 }
 
 TEST(PeerDriver, TinyRedisSemaphoreRun) {
-  std::string why;
-  if (!NodePeersInstalled(&why)) GTEST_SKIP() << why;
+  if (const Status s = NodePeersInstalled(); !s.ok()) GTEST_SKIP() << s.message();
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "semaphore-mutex"}, "semaphore");
 }
 
 TEST(PeerDriver, TinyRedisPyRun) {
-  std::string why;
-  if (!PythonPeerInstalled(&why)) GTEST_SKIP() << why;
+  if (const Status s = PythonPeerInstalled(); !s.ok()) GTEST_SKIP() << s.message();
   TinyRealRun({"/usr/bin/python3", DefaultPeerDriversDir() + "/py_peer.py"}, "redis-py");
 }
 
@@ -315,8 +307,8 @@ TEST(BenchPeersRun, LocklabRowsWithDefaultsAndTheLimitInRounds) {
   o.idle_poll = false;  // and the machine's idle states
   o.progress = false;
   std::ostringstream table;
-  std::string error;
-  ASSERT_EQ(RunBenchPeers(o, table, &error), 0) << error << table.str();
+  const Status ran = RunBenchPeers(o, table);
+  ASSERT_TRUE(ran.ok()) << ran.message() << table.str();
   std::ifstream in(o.out);
   const nlohmann::json r = nlohmann::json::parse(in);
   std::filesystem::remove(o.out);
@@ -367,9 +359,9 @@ TEST(BenchPeersRun, BadRoundsIsAnOptionError) {
   BenchPeersOptions o;
   o.rounds = 0;
   std::ostringstream table;
-  std::string error;
-  EXPECT_EQ(RunBenchPeers(o, table, &error), 2);
-  EXPECT_NE(error.find("--rounds"), std::string::npos) << error;
+  const Status s = RunBenchPeers(o, table);
+  EXPECT_TRUE(s.invalid());  // exit status 2
+  EXPECT_NE(s.message().find("--rounds"), std::string::npos) << s.message();
 }
 
 }  // namespace

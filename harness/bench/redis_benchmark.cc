@@ -21,8 +21,8 @@ double ParseRedisBenchmarkRps(const std::string& output) {
   return std::atof(output.substr(start, at - start).c_str());
 }
 
-double RedisBenchmarkRps(const RedisServers& servers, int index, int clients, const std::vector<std::string>& command,
-                         std::string* why) {
+Result<double> RedisBenchmarkRps(const RedisServers& servers, int index, int clients,
+                                 const std::vector<std::string>& command) {
   std::vector<std::string> argv = {"redis-benchmark", "-h", "127.0.0.1", "-p", std::to_string(servers.port(index)),
                                    "-c", std::to_string(clients), "-n", clients == 1 ? "20000" : "100000",
                                    "-r", "100000", "-q"};
@@ -30,35 +30,42 @@ double RedisBenchmarkRps(const RedisServers& servers, int index, int clients, co
   ChildProcess c;
   std::string err;
   const std::string err_path = servers.dir() + "/redis-benchmark.stderr";
-  if (!c.Start(argv, {}, err_path, &err)) {
-    *why = err;
-    return -1;
-  }
+  if (!c.Start(argv, {}, err_path, &err)) return Status::Failed(err);
   std::string out;
   int status = -1;
   if (!c.Finish(MonotonicNowUs() + 60'000'000, &out, &status) || status != 0) {
-    *why = status == 127 ? "redis-benchmark not found (Debian package redis-tools)"
-                         : "redis-benchmark exited with status " + std::to_string(status) + ": " +
-                               TailOnOneLine(ReadWholeFile(err_path), 2);
-    return -1;
+    return Status::Failed(status == 127 ? "redis-benchmark not found (Debian package redis-tools)"
+                                        : "redis-benchmark exited with status " + std::to_string(status) + ": " +
+                                              TailOnOneLine(ReadWholeFile(err_path), 2));
   }
   const double rps = ParseRedisBenchmarkRps(out);
-  if (rps <= 0) *why = "no rate in redis-benchmark's output";
+  if (rps <= 0) return Status::Failed("no rate in redis-benchmark's output");
   return rps;
 }
 
-PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients, std::string* why) {
+PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients) {
   PairLimit l;
   l.clients = clients;
   std::string sha, error;
   if (!servers.Query(index, {"SCRIPT", "LOAD", sim::GetScript(Script::kCompareAndDelete).lua}, &sha, &error)) {
-    *why = "SCRIPT LOAD failed: " + error;
+    l.status = Status::Failed("SCRIPT LOAD failed: " + error);
     return l;
   }
-  l.set_rps = RedisBenchmarkRps(servers, index, clients, {"SET", "bench:__rand_int__", "tok", "NX", "PX", "10000"}, why);
-  if (l.set_rps > 0)
-    l.release_rps = RedisBenchmarkRps(servers, index, clients, {"EVALSHA", sha, "1", "bench:__rand_int__", "tok"}, why);
-  if (l.set_rps > 0 && l.release_rps > 0) l.pair_rps = 1.0 / (1.0 / l.set_rps + 1.0 / l.release_rps);
+  const Result<double> set =
+      RedisBenchmarkRps(servers, index, clients, {"SET", "bench:__rand_int__", "tok", "NX", "PX", "10000"});
+  if (!set.ok()) {
+    l.status = set.status();
+    return l;
+  }
+  l.set_rps = *set;
+  const Result<double> release =
+      RedisBenchmarkRps(servers, index, clients, {"EVALSHA", sha, "1", "bench:__rand_int__", "tok"});
+  if (!release.ok()) {
+    l.status = release.status();
+    return l;
+  }
+  l.release_rps = *release;
+  l.pair_rps = 1.0 / (1.0 / l.set_rps + 1.0 / l.release_rps);
   return l;
 }
 

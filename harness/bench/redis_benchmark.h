@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
+
 namespace locklab {
 
 class RedisServers;
@@ -14,19 +16,21 @@ class RedisServers;
 double ParseRedisBenchmarkRps(const std::string& output);
 
 // `redis-benchmark -c clients -n (20000 for 1 client, else 100000) -r 100000 -q <command>`
-// against server `index`, within 60 s. -1 + *why when it cannot run or prints no rate.
-double RedisBenchmarkRps(const RedisServers& servers, int index, int clients, const std::vector<std::string>& command,
-                         std::string* why);
+// against server `index`, within 60 s: its rate, requests per second. Failed saying why when it
+// cannot run or prints no positive rate.
+Result<double> RedisBenchmarkRps(const RedisServers& servers, int index, int clients,
+                                 const std::vector<std::string>& command);
 
 struct PairLimit {
   int clients = 0;
   double set_rps = -1;      // SET bench:<random> tok NX PX 10000
   double release_rps = -1;  // EVALSHA of the compare-and-delete script on random keys
   double pair_rps = -1;     // 1 / (1/set + 1/release): acquire+release pairs per second
+  Status status;            // Failed saying why when pair_rps is -1
 };
 
-// Both rates with `clients` connections to server `index` (loads the release script first).
-// pair_rps stays -1, with *why, when either cannot be measured.
-PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients, std::string* why);
+// Both rates with `clients` connections to server `index` (loads the release script first). A
+// rate that cannot be measured stays -1, and so does pair_rps (status says why).
+PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients);
 
 }  // namespace locklab

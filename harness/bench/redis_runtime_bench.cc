@@ -43,8 +43,7 @@ void BM_RedisTokenAcquireRelease(benchmark::State& state) {
     if (!bench::RunToEnd(state, *rt, &seconds)) return;
     state.PauseTiming();
     // The same two commands from redis-benchmark, on the same server, same connections.
-    std::string why;
-    const PairLimit limit = MeasurePairLimit(*rt->servers(), 0, clients, &why);
+    const PairLimit limit = MeasurePairLimit(*rt->servers(), 0, clients);
     if (limit.pair_rps > 0) state.counters["redis_benchmark_pairs_per_s"] = limit.pair_rps;
     rt.reset();  // stops the server
     state.ResumeTiming();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <string>
 #include <numeric>
 #include <unordered_set>
 
@@ -37,6 +39,38 @@ size_t ClientSlots(const std::vector<Event>& ev) {
 int64_t EffectiveEnd(const std::vector<Event>& ev, const CheckInput& in) {
   return ev.empty() ? in.end_us : std::max(in.end_us, ev.back().t_us);
 }
+
+// The lock of every client as a small number: 0 is the shared lock "", the named locks follow in
+// name order. Clients outside the history (and non-clients, -1) are on lock 0.
+class LockMap {
+ public:
+  LockMap(const std::vector<Event>& ev, const CheckInput& in) : of_slot_(ClientSlots(ev), 0), names_{""} {
+    std::map<std::string, size_t> index;
+    for (const auto& [client, name] : in.lock_of_client)
+      if (!name.empty()) index.emplace(name, 0);
+    for (auto& [name, i] : index) {
+      i = names_.size();
+      names_.push_back(name);
+    }
+    for (const auto& [client, name] : in.lock_of_client)
+      if (client >= 0 && static_cast<size_t>(client) < of_slot_.size() && !name.empty())
+        of_slot_[static_cast<size_t>(client)] = index[name];
+    std::vector<bool> used(names_.size(), false);
+    for (const Event& e : ev)
+      if (e.client >= 0) used[of(e.client)] = true;
+    used_ = static_cast<int>(std::count(used.begin(), used.end(), true));
+  }
+  size_t of(int client) const { return client < 0 ? 0 : of_slot_[static_cast<size_t>(client)]; }
+  size_t size() const { return names_.size(); }
+  const std::string& name(size_t lock) const { return names_[lock]; }
+  // Locks that some client of the history uses.
+  int used() const { return used_; }
+
+ private:
+  std::vector<size_t> of_slot_;
+  std::vector<std::string> names_;
+  int used_ = 0;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Mutual exclusion
@@ -425,15 +459,39 @@ struct LatencySamples {
 SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
   std::vector<Event> storage;
   const std::vector<Event>& ev = InTimeOrder(h, storage);
+  const LockMap locks(ev, in);
   std::vector<Hold> holds = CollectHolds(ev, EffectiveEnd(ev, in));
-  OverlapSweep sweep(holds, ClientSlots(ev), in.max_examples);
-  sweep.Run();
-  SafetyResult r = std::move(sweep.result());
-  r.overlapping_pairs = sweep.Pairs();
-  for (const Episode& ep : sweep.episodes()) {
+  // Each lock's holds, in the order collected; one sweep per lock.
+  std::vector<std::vector<Hold>> by_lock(locks.size());
+  if (locks.size() == 1) {
+    by_lock[0] = std::move(holds);
+  } else {
+    for (const Hold& hold : holds) by_lock[locks.of(hold.client)].push_back(hold);
+  }
+  SafetyResult r;
+  std::vector<std::pair<Episode, size_t>> episodes;  // with their lock
+  for (size_t lock = 0; lock < by_lock.size(); ++lock) {
+    if (by_lock[lock].empty()) continue;
+    OverlapSweep sweep(by_lock[lock], ClientSlots(ev), in.max_examples);
+    sweep.Run();
+    const SafetyResult& s = sweep.result();
+    r.violations += s.violations;
+    r.overlap_ms_total += s.overlap_ms_total;
+    r.max_concurrent_holders = std::max(r.max_concurrent_holders, s.max_concurrent_holders);
+    for (const auto& pair : sweep.Pairs()) r.overlapping_pairs.push_back(pair);
+    for (Episode& ep : sweep.episodes()) episodes.emplace_back(std::move(ep), lock);
+  }
+  std::sort(r.overlapping_pairs.begin(), r.overlapping_pairs.end());
+  r.overlapping_pairs.erase(std::unique(r.overlapping_pairs.begin(), r.overlapping_pairs.end()),
+                            r.overlapping_pairs.end());
+  // The first examples by start over all locks (each lock kept its first max_examples).
+  std::stable_sort(episodes.begin(), episodes.end(),
+                   [](const auto& a, const auto& b) { return a.first.start_us < b.first.start_us; });
+  episodes.resize(std::min(episodes.size(), static_cast<size_t>(std::max(0, in.max_examples))));
+  for (const auto& [ep, lock] : episodes) {
     int64_t from_us =
         in.timeline_margin_us > 0 ? ep.start_us - in.timeline_margin_us : ep.earliest_acquire_us;
-    r.examples.push_back(Violation{ep.start_us, ep.end_us, ep.clients, Timeline(ev, ep, from_us)});
+    r.examples.push_back(Violation{ep.start_us, ep.end_us, ep.clients, Timeline(ev, ep, from_us), locks.name(lock)});
   }
   return r;
 }
@@ -441,11 +499,13 @@ SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
 ResourceResult CheckResource(const History& h, const CheckInput& in) {
   std::vector<Event> storage;
   const std::vector<Event>& ev = InTimeOrder(h, storage);
+  const LockMap locks(ev, in);
   ResourceResult r;
   std::vector<int64_t> last_enter_us(ClientSlots(ev), kNever);
-  // The latest enter by anyone is enough: an enter after the writer's own latest enter cannot
-  // be the writer's, so the write is stale exactly when the latest enter is later than its own.
-  int64_t latest_enter_us = kNever;
+  // The latest enter on the writer's lock by anyone is enough: an enter after the writer's own
+  // latest enter cannot be the writer's, so the write is stale exactly when the latest enter is
+  // later than its own.
+  std::vector<int64_t> latest_enter_us(locks.size(), kNever);
   int64_t negative_stock_orders = 0;
 
   for (size_t i = 0; i < ev.size();) {
@@ -457,7 +517,7 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
       const Event& e = ev[k];
       if (e.type != Ev::kEnter || e.client < 0) continue;
       last_enter_us[static_cast<size_t>(e.client)] = e.t_us;
-      latest_enter_us = e.t_us;
+      latest_enter_us[locks.of(e.client)] = e.t_us;
     }
     for (size_t k = i; k < j; ++k) {
       const Event& e = ev[k];
@@ -472,15 +532,15 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
         ++r.writes_accepted;
         // A write by a client that never entered counts as stale once anyone has entered.
         int64_t own_us = e.client < 0 ? kNever : last_enter_us[static_cast<size_t>(e.client)];
-        if (latest_enter_us > own_us) ++r.stale_writes_accepted;
+        if (latest_enter_us[locks.of(e.client)] > own_us) ++r.stale_writes_accepted;
       }
     }
     i = j;
   }
 
   // Writes in the seckill workload are not counter increments, so the counter comparison
-  // only means something when there are writes and no orders.
-  if (r.writes_accepted > 0 && r.orders == 0) {
+  // only means something when there are writes and no orders, and one lock guards the counter.
+  if (r.writes_accepted > 0 && r.orders == 0 && locks.used() <= 1) {
     r.lost_updates = std::max<int64_t>(0, r.writes_accepted - (in.counter_final - in.counter_initial));
   }
   int64_t beyond_stock = in.stock_initial > 0 ? r.orders - in.stock_initial : 0;
@@ -491,8 +551,12 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
 LivenessResult CheckLiveness(const History& h, const CheckInput& in) {
   std::vector<Event> storage;
   const std::vector<Event>& ev = InTimeOrder(h, storage);
+  const LockMap locks(ev, in);
   LivenessResult r;
-  StuckTracker stuck(ClientSlots(ev));
+  // One tracker per lock. Only the trackers an instant touched can change at its end.
+  std::vector<StuckTracker> stuck(locks.size(), StuckTracker(ClientSlots(ev)));
+  std::vector<bool> touched(locks.size(), false);
+  std::vector<size_t> touched_list;
   for (size_t i = 0; i < ev.size(); ++i) {
     const Event& e = ev[i];
     switch (e.type) {
@@ -503,10 +567,18 @@ LivenessResult CheckLiveness(const History& h, const CheckInput& in) {
       case Ev::kReleaseUnknown: ++r.releases_unknown; break;
       default: break;
     }
-    stuck.Apply(e);
-    if (i + 1 == ev.size() || ev[i + 1].t_us != e.t_us) stuck.EndInstant(e.t_us);
+    const size_t lock = locks.of(e.client);
+    stuck[lock].Apply(e);
+    if (!touched[lock]) touched_list.push_back(lock);
+    touched[lock] = true;
+    if (i + 1 < ev.size() && ev[i + 1].t_us == e.t_us) continue;
+    for (size_t l : touched_list) {
+      stuck[l].EndInstant(e.t_us);
+      touched[l] = false;
+    }
+    touched_list.clear();
   }
-  r.stuck_ms_max = stuck.Finish(EffectiveEnd(ev, in));
+  for (StuckTracker& s : stuck) r.stuck_ms_max = std::max(r.stuck_ms_max, s.Finish(EffectiveEnd(ev, in)));
   return r;
 }
 

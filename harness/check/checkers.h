@@ -2,9 +2,15 @@
 //
 // A holder is a client between its kEnter and its kExit (or its kCrash, or the end of the
 // run). A pause does not end a hold: a frozen client still believes it holds the lock.
+//
+// Locks: by default every client uses one shared lock. CheckInput::lock_of_client names the lock
+// of each client when they use several (one key per client, or a recorded history whose
+// operations name their lock); then mutual exclusion, stale writes and stuck stretches are judged
+// among the clients of each lock, and the one counter is not judged (no one lock guards it).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,31 +20,34 @@
 namespace locklab {
 
 struct Violation {
-  int64_t start_us = 0;  // first instant with two holders
+  int64_t start_us = 0;  // first instant with two holders of one lock
   int64_t end_us = 0;    // back to at most one holder
   std::vector<int> clients;    // every client that held during the overlap, ascending
   std::vector<Event> timeline;  // the involved clients' events around the overlap, in order
+  std::string lock;             // the lock they overlapped on ("": the shared lock)
 };
 
+// With several locks: the sums (and maximum) over the locks.
 struct SafetyResult {
-  int64_t violations = 0;           // overlap episodes: times the holder count rose to 2+
-  double overlap_ms_total = 0;      // total true time with 2+ holders
-  int max_concurrent_holders = 0;
+  int64_t violations = 0;           // overlap episodes: times a lock's holder count rose to 2+
+  double overlap_ms_total = 0;      // total true time with 2+ holders, summed over the locks
+  int max_concurrent_holders = 0;   // of any one lock
   // Every unordered pair of clients {a, b} (a < b) that held at the same instant at least once
   // (a zero-length hold inside another counts; a handoff at one instant does not), sorted, unique.
   std::vector<std::pair<int, int>> overlapping_pairs;
-  std::vector<Violation> examples;  // the first few violations, with timelines
+  std::vector<Violation> examples;  // the first few violations (by start), with timelines
 };
 
 struct ResourceResult {
-  // counter workload: increments acknowledged (kWriteOk) vs how far the value moved
+  // counter workload: increments acknowledged (kWriteOk) vs how far the value moved (0 when the
+  // clients use several locks: the one counter is behind no single lock)
   int64_t writes_accepted = 0;
   int64_t lost_updates = 0;
   // seckill workload
   int64_t orders = 0;
   int64_t oversold = 0;  // orders beyond the initial stock
-  // fencing: a write is stale when another client entered its critical section after the
-  // writer entered and before the write landed.
+  // fencing: a write is stale when another client of the writer's lock entered its critical
+  // section after the writer entered and before the write landed.
   int64_t stale_writes_accepted = 0;
   int64_t stale_writes_rejected = 0;
   int64_t stale_reads_rejected = 0;  // reads the resource refused (a fence below one it saw)
@@ -50,7 +59,7 @@ struct LivenessResult {
   int64_t unknown = 0;
   int64_t releases_failed = 0;   // the lock was no longer ours at release
   int64_t releases_unknown = 0;
-  double stuck_ms_max = 0;       // longest stretch with a waiter and no live holder
+  double stuck_ms_max = 0;       // longest stretch with a waiter and no live holder (of one lock)
 };
 
 // Where the latency CDF is sampled, in permille (0 = min, 1000 = max).
@@ -86,6 +95,10 @@ struct CheckInput {
   // Resource state, from the workload:
   int64_t counter_initial = 0, counter_final = 0;
   int64_t stock_initial = 0;
+  // The lock each client uses, by client number; a client not named uses the shared lock "".
+  // Empty (the default): every client on one lock. A history whose operations name their lock
+  // can be judged by numbering each (process, lock) pair as a client of its own.
+  std::map<int, std::string> lock_of_client;
 };
 
 struct CheckResult {

@@ -131,6 +131,8 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   in.counter_initial = 0;
   in.counter_final = state.kind == WorkloadKind::kCounter ? state.resource.value : 0;
   in.stock_initial = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
+  if (spec.key_per_client)  // each client on its lock: judged per lock
+    for (int c = 0; c < spec.clients; ++c) in.lock_of_client[c] = shared_key + ":" + std::to_string(c);
   res.counter_final = in.counter_final;
   res.stock_final = state.kind == WorkloadKind::kSeckill ? state.resource.value : 0;
   res.check = CheckAll(history, in);

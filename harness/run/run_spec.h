@@ -60,9 +60,9 @@ struct RunSpec {
   FaultSpec faults;
   std::vector<std::string> redis;     // real backend: existing HOST:PORT servers (empty: start ours)
   // Each client locks a key of its own (the lock key + ":" + client number) instead of all sharing
-  // one: uncontended benchmarks (locklab bench-peers). Not a flag and not in reports; the checkers
-  // still judge all clients together (overlaps across keys, one shared counter), so split the
-  // history by key to judge it (harness/bench/bench_peers.h).
+  // one: uncontended benchmarks (locklab bench-peers). Not a flag and not in reports. The checkers
+  // judge each key's clients apart (CheckInput::lock_of_client); the one counter, behind no single
+  // lock, is not judged.
   bool key_per_client = false;
   // Record every executed command in the history (timelines, examples). Benchmarks that compare
   // with libraries logging only their lock events turn it off. Not a flag, not in reports.
