@@ -1,0 +1,55 @@
+// CostModel: what time things take on this machine, in µs, for the simulator to charge: a
+// Redis node's CPU per command (a single-threaded server: work queues behind earlier work), a
+// client process's CPU per step, and the network path's one-way trip under any injected delay.
+// `locklab calibrate` measures one on real redis-server processes and writes it as a profile
+// (JSON, harness/run/profile.h); a default profile measured on a 2-vCPU machine is committed.
+//
+// Every figure is a distribution given by points of its inverse CDF: (p, value) pairs with p
+// rising from 0 to 1; a draw takes u ~ U(0, 1) and interpolates linearly. No points: 0. One
+// point: that constant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace locklab::sim {
+
+struct CostDist {
+  std::vector<std::pair<double, double>> points;  // (p, µs), p from 0 to 1, values non-decreasing
+  // The mean of the piecewise-linear distribution (0 when empty).
+  double MeanUs() const;
+  // The value at quantile u in [0, 1].
+  double AtUs(double u) const;
+  static CostDist Constant(double us) { return CostDist{{{0.0, us}, {1.0, us}}}; }
+};
+
+// A Redis node: wall time of its one thread per command, from reading the request to writing
+// the reply (what a pipelined client sees per command at saturation).
+struct NodeCosts {
+  CostDist command_us;              // a plain command: GET, SET, DEL, INCR, LPUSH, ...
+  CostDist script_us;               // EVALSHA of a script, on top of the calls it makes
+  CostDist script_call_us;          // each redis.call inside a script
+  CostDist publish_per_receiver_us; // PUBLISH, per subscriber it delivers to
+  CostDist blpop_serve_us;          // serving one parked BLPOP when its list gets an element
+};
+
+// A client process: CPU per step. Placement says who shares a CPU: every client in one process
+// on one core (the real backend: one event loop), or each client a process of its own.
+struct ClientCosts {
+  enum class Placement : uint8_t { kOneProcess, kProcessPerClient };
+  Placement placement = Placement::kOneProcess;
+  CostDist send_us;    // encoding and writing one command
+  CostDist reply_us;   // reading and decoding one reply, resuming its caller
+  CostDist timer_us;   // a sleep's timer firing and resuming its coroutine
+};
+
+struct CostModel {
+  std::string name;        // the profile's name, recorded in reports ("builtin-legacy", ...)
+  NodeCosts node;
+  ClientCosts client;
+  CostDist one_way_us;     // the network path (loopback) one way, before injected delay
+};
+
+}  // namespace locklab::sim
