@@ -26,6 +26,12 @@ class [[nodiscard]] Status {
   bool invalid() const { return code_ == Code::kInvalid; }
   // "" when ok.
   const std::string& message() const { return message_; }
+  // ok(); when not ok, the message is also copied into *why (for a caller, or a test, that
+  // keeps the message in a string of its own).
+  bool ok(std::string* why) const {
+    if (!ok()) *why = message_;
+    return ok();
+  }
   // The same code with "context: " in front of the message (no-op when ok).
   Status Prefixed(const std::string& context) const {
     return ok() ? *this : Status(code_, context + ": " + message_);
@@ -37,6 +43,12 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
+// Inside a function returning Status or Result<T>: returns the status of `expr` when it is not ok.
+#define LOCKLAB_RETURN_IF_ERROR(expr)                                      \
+  do {                                                                     \
+    if (::locklab::Status status_ = (expr); !status_.ok()) return status_; \
+  } while (0)
+
 template <class T>
 class [[nodiscard]] Result {
  public:
@@ -44,6 +56,8 @@ class [[nodiscard]] Result {
   Result(Status status) : status_(std::move(status)) {}  // must not be ok
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
+  // ok(); when not ok, the message is also copied into *why.
+  bool ok(std::string* why) const { return ok() || status_.ok(why); }
   T& value() & { return *value_; }
   const T& value() const& { return *value_; }
   T&& value() && { return std::move(*value_); }

@@ -483,12 +483,12 @@ bool FlushAll(const RedisServers& s, std::string* error) {
 bool ApplyRetry(const BenchPeersOptions& o, RunSpec* s, std::string* error) {
   s->retry = o.retry;
   for (const std::string& text : o.retry_opts) {
-    Options opt;
-    if (!Options::Parse(text, &opt, error)) {
+    Result<Options> opt = Options::Parse(text);
+    if (!opt.ok(error)) {
       *error = "--retry-opt " + text + ": " + *error;
       return false;
     }
-    for (const auto& [k, v] : opt.values()) s->retry_options.Set(k, v);
+    for (const auto& [k, v] : opt->values()) s->retry_options.Set(k, v);
   }
   return true;
 }
@@ -528,7 +528,7 @@ void RunLocklabRow(BenchEnv& env, const Workload& w, Row* row) {
   // retry policy's own wake-up would only add commands. Otherwise the --retry policy.
   const bool own_retry = row->setting != kDefaultSetting && !WaitsInQueue(*impl);
   s.retry = "auto";
-  if ((own_retry && !ApplyRetry(env.o, &s, &error)) || !ResolveSpec(&s, &error)) {
+  if ((own_retry && !ApplyRetry(env.o, &s, &error)) || !ResolveSpec(&s).ok(&error)) {
     row->error = error;
     return;
   }
@@ -805,7 +805,7 @@ void RunLocklabPause(BenchEnv& env, const Impl& impl, int nodes, PauseRow* row) 
   a.duration_us = o.pause_ms * 1000;
   s.faults.plan.push_back(a);
   std::string error;
-  if (!ResolveSpec(&s, &error)) {
+  if (!ResolveSpec(&s).ok(&error)) {
     row->error = error;
     return;
   }
@@ -1210,7 +1210,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   {
     RunSpec probe;
     probe.backend = "redis";
-    if (!ApplyRetry(o, &probe, error) || !ResolveSpec(&probe, error)) return 2;
+    if (!ApplyRetry(o, &probe, error) || !ResolveSpec(&probe).ok(error)) return 2;
   }
 
   // --- Set-up: the servers, a directory for the logs inside theirs (removed with it, also on
@@ -1459,7 +1459,7 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
     for (const std::string& n : notes) out << "note: " << n << "\n";
   }
   std::string write_error;
-  if (!WriteFileAtomic(o.out, ReportText(report), &write_error)) {
+  if (!WriteFileAtomic(o.out, ReportText(report)).ok(&write_error)) {
     *error = write_error;
     return 1;
   }
