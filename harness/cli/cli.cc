@@ -61,7 +61,8 @@ CLI::Validator Digits() {
       "");
 }
 
-// CLI11 2.1 saturates an integer that does not fit its type (99999999999999999999 -> 2^63-1).
+// CLI11 2.1 saturates an integer that does not fit its type (99999999999999999999 -> 2^63-1, a
+// seed of 2^64 -> 2^64-1).
 template <typename T>
 CLI::Validator Fits() {
   return CLI::Validator(
@@ -119,7 +120,7 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
             // CLI11 would read "-1" into an unsigned seed as 2^64-1.
             if constexpr (std::is_unsigned_v<T>) opt->check(Digits());
             if constexpr (std::is_floating_point_v<T>) opt->check(Finite());
-            if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) opt->check(Fits<T>());
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) opt->check(Fits<T>());
             if (!TypeName(field.key).empty()) opt->type_name(TypeName(field.key));
             return opt;
           }
@@ -339,7 +340,10 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
       ->capture_default_str()
       ->type_name("DIR")
       ->check(NonEmpty());
-  app->add_option("--seed", f->o.seed, "seed of every run")->capture_default_str()->check(Digits());
+  app->add_option("--seed", f->o.seed, "seed of every run")
+      ->capture_default_str()
+      ->check(Digits())
+      ->check(Fits<uint64_t>());
   app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str()->check(Fits<int>());
   app->add_option("--requests", f->o.requests, "acquisitions attempted per run")
       ->capture_default_str()

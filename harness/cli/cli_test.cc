@@ -129,6 +129,9 @@ TEST_F(CliTest, OtherBadInputIsRefused) {
       {{"scenario", "pause-misdelete", "--out-dir", ""}, "--out-dir"},
       {{"scenario", "pause-misdelete", "--algorithm", ""}, "--algorithm"},
       {{"scenario", "pause-misdelete", "--seed", "-1"}, "--seed"},
+      {{"scenario", "pause-misdelete", "--seed", "18446744073709551616"}, "--seed"},
+      {{"run", "--seed", "18446744073709551616", "--out", out}, "--seed"},
+      {{"suite", "--seed", "18446744073709551616"}, "--seed"},
   });
   EXPECT_FALSE(std::filesystem::exists(dir_));
 }

@@ -1,6 +1,7 @@
 #include "harness/cli/scenario_cli.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -355,7 +356,11 @@ void AddScenarioFlags(CLI::App* app, ScenarioFlags* f) {
   app->add_option("--seed", f->seed, "seed of every run")
       ->capture_default_str()
       ->check(CLI::Validator(
-          [](std::string& s) -> std::string {  // CLI11 would read "-1" into the unsigned seed as 2^64-1
+          [](std::string& s) -> std::string {
+            // CLI11 would read "-1" into the unsigned seed as 2^64-1, and 2^64 as 2^64-1.
+            uint64_t v = 0;
+            auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+            if (ec == std::errc::result_out_of_range) return "'" + s + "' is out of range";
             return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos
                        ? std::string()
                        : "'" + s + "' is not a non-negative integer";

@@ -269,8 +269,9 @@ Status ReadClientNames(const json& doc, Scenario* sc) {
 }
 
 Status ReadVariants(const json& doc, Scenario* sc) {
-  if (!doc["variants"].is_array() || doc["variants"].empty())
-    return Status::Invalid("'variants' must be a non-empty list");
+  if (!doc["variants"].is_array() || doc["variants"].empty() || doc["variants"].size() > kMaxScenarioVariants)
+    return Status::Invalid("'variants' must be a non-empty list of at most " + std::to_string(kMaxScenarioVariants) +
+                           " variants");
   for (size_t i = 0; i < doc["variants"].size(); ++i) {
     const json& v = doc["variants"][i];
     const std::string w = "variants[" + std::to_string(i) + "]";
@@ -299,7 +300,8 @@ Status ReadVariants(const json& doc, Scenario* sc) {
 
 Status ReadAlso(const json& doc, Scenario* sc) {
   if (!doc.contains("also")) return Status::Ok();
-  if (!doc["also"].is_array()) return Status::Invalid("'also' must be a list");
+  if (!doc["also"].is_array() || doc["also"].size() > kMaxScenarioVariants)
+    return Status::Invalid("'also' must be a list of at most " + std::to_string(kMaxScenarioVariants) + " entries");
   for (size_t i = 0; i < doc["also"].size(); ++i) {
     const json& v = doc["also"][i];
     const std::string w = "also[" + std::to_string(i) + "]";
@@ -413,7 +415,8 @@ Status ReadSteps(const Scenario& sc, const ScenarioVariant& var, const Params& p
   for (const json* steps : {sc.doc.contains("steps") ? &sc.doc["steps"] : nullptr,
                             var.doc.contains("steps") ? &var.doc["steps"] : nullptr}) {
     if (steps == nullptr) continue;
-    if (!steps->is_array()) return Status::Invalid("steps must be a list");
+    if (!steps->is_array() || steps->size() > kMaxScenarioSteps)
+      return Status::Invalid("steps must be a list of at most " + std::to_string(kMaxScenarioSteps) + " steps");
     for (size_t i = 0; i < steps->size(); ++i) {
       Result<FaultAction> a = ReadStep(sc, (*steps)[i], p, "steps[" + std::to_string(i) + "]");
       if (!a.ok()) return a.status();

@@ -25,6 +25,7 @@ namespace locklab {
 constexpr size_t kMaxScenarioClients = 10'000;
 constexpr size_t kMaxScenarioSteps = 1'000;
 constexpr size_t kMaxScenarioFiles = 1'000;
+constexpr size_t kMaxScenarioVariants = 1'000;  // and variations ("also")
 
 // What a variant must show. Absent fields are not judged.
 struct Expectation {
