@@ -40,13 +40,21 @@ Result<std::string> ReadString(const json& v, const std::string& where) {
   return Status::Invalid(where + " must be a string (got " + ShownJson(v) + ")");
 }
 
-// Reads the string at doc[key] into *out when the key is there.
-Status ReadOptionalString(const json& doc, const char* key, std::string* out) {
-  if (!doc.contains(key)) return Status::Ok();
-  Result<std::string> s = ReadString(doc[key], key);
+// Reads the string at obj[key] into *out when the key is there; messages name `where`.
+Status ReadOptionalString(const json& obj, const char* key, const std::string& where, std::string* out) {
+  if (!obj.contains(key)) return Status::Ok();
+  Result<std::string> s = ReadString(obj[key], where);
   if (!s.ok()) return s.status();
   *out = std::move(s).value();
   return Status::Ok();
+}
+
+// obj[key] as a string; kInvalid `message` when it is absent or not a string.
+Result<std::string> RequiredString(const json& obj, const char* key, const std::string& message) {
+  if (!obj.contains(key)) return Status::Invalid(message);
+  Result<std::string> s = ReadString(obj[key], key);
+  if (!s.ok()) return Status::Invalid(message);
+  return s;
 }
 
 // A number, or an expression over the parameters; finite either way.
@@ -220,13 +228,13 @@ Status ReadHeader(const json& doc, Scenario* sc) {
                                     "the scenario"));
   for (const char* k : {"id", "title", "variants"})
     if (!doc.contains(k)) return Status::Invalid(std::string("'") + k + "' is missing");
-  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "id", &sc->id));
-  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "title", &sc->title));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "id", "id", &sc->id));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "title", "title", &sc->title));
   if (sc->id.empty() || sc->id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
     return Status::Invalid("id '" + sc->id + "' must be lower-case letters, digits and '-'");
-  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "source", &sc->source));
-  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "story", &sc->story));
-  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "redis_note", &sc->redis_note));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "source", "source", &sc->source));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "story", "story", &sc->story));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "redis_note", "redis_note", &sc->redis_note));
   sc->backends = {"sim"};
   if (doc.contains("backends")) {
     const json& b = doc["backends"];
@@ -254,11 +262,7 @@ Status ReadClientNames(const json& doc, Scenario* sc) {
       LOCKLAB_RETURN_IF_ERROR(
           CheckKeys(cl[i], {"name", "start_ms", "requests", "hold_ms", "acquire_timeout_ms", "why"}, w));
       std::string name = "c" + std::to_string(i);
-      if (cl[i].contains("name")) {
-        Result<std::string> n = ReadString(cl[i]["name"], w + ".name");
-        if (!n.ok()) return n.status();
-        name = *n;
-      }
+      LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(cl[i], "name", w + ".name", &name));
       if (ClientIndex(*sc, name) >= 0) return Status::Invalid(w + ": client name '" + name + "' is used twice");
       sc->clients.push_back(name);
     }
@@ -278,18 +282,14 @@ Status ReadVariants(const json& doc, Scenario* sc) {
     LOCKLAB_RETURN_IF_ERROR(CheckKeys(v, {"name", "algorithm", "note", "params", "run", "steps", "expect"}, w));
     ScenarioVariant var;
     var.doc = v;
-    Result<std::string> name = v.contains("name") ? ReadString(v["name"], w + ".name") : Status::Invalid("");
-    if (!name.ok()) return Status::Invalid(w + ".name must be a string");
+    Result<std::string> name = RequiredString(v, "name", w + ".name must be a string");
+    if (!name.ok()) return name.status();
     var.name = *name;
     Result<std::string> alg =
-        v.contains("algorithm") ? ReadString(v["algorithm"], w + ".algorithm") : Status::Invalid("");
-    if (!alg.ok()) return Status::Invalid(w + ".algorithm must name an algorithm, e.g. \"token:release=del\"");
+        RequiredString(v, "algorithm", w + ".algorithm must name an algorithm, e.g. \"token:release=del\"");
+    if (!alg.ok()) return alg.status();
     var.algorithm = *alg;
-    if (v.contains("note")) {
-      Result<std::string> note = ReadString(v["note"], w + ".note");
-      if (!note.ok()) return note.status();
-      var.note = *note;
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(v, "note", w + ".note", &var.note));
     if (!v.contains("expect")) return Status::Invalid(w + ".expect is missing: say what this variant must show");
     if (sc->FindVariant(var.name) != nullptr)
       return Status::Invalid(w + ": variant '" + var.name + "' is defined twice");
@@ -307,19 +307,14 @@ Status ReadAlso(const json& doc, Scenario* sc) {
     const std::string w = "also[" + std::to_string(i) + "]";
     LOCKLAB_RETURN_IF_ERROR(CheckKeys(v, {"variant", "params", "expect", "why"}, w));
     Variation a;
-    Result<std::string> variant =
-        v.contains("variant") ? ReadString(v["variant"], w + ".variant") : Status::Invalid("");
-    if (!variant.ok() || sc->FindVariant(*variant) == nullptr)
-      return Status::Invalid(w + ".variant must name one of the scenario's variants");
+    const std::string unknown = w + ".variant must name one of the scenario's variants";
+    Result<std::string> variant = RequiredString(v, "variant", unknown);
+    if (!variant.ok() || sc->FindVariant(*variant) == nullptr) return Status::Invalid(unknown);
     a.variant = *variant;
     if (v.contains("params")) LOCKLAB_RETURN_IF_ERROR(ReadParams(v["params"], w + ".params", &a.params));
     if (!v.contains("expect")) return Status::Invalid(w + ".expect is missing");
     a.expect = v["expect"];
-    if (v.contains("why")) {
-      Result<std::string> why = ReadString(v["why"], w + ".why");
-      if (!why.ok()) return why.status();
-      a.why = *why;
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(v, "why", w + ".why", &a.why));
     sc->also.push_back(a);
   }
   return Status::Ok();
