@@ -106,6 +106,11 @@ TEST_F(CliTest, BadRedisAddressesAreRefusedBeforeAnyServerStarts) {
                         "127.0.0.1:abc", "127.0.0.1:-1", "[::1]:6379", "no-such-host.invalid:6379", ","})
     cases.push_back({{"run", "--backend", "redis", "--redis", a, "--out", out}, "--redis"});
   cases.push_back({{"suite", "--backend", "redis", "--redis", "notahost", "--out-dir", dir_.string()}, "--redis"});
+  // One server per node, and a replica only on locklab's own servers (the runtime found both only
+  // after the run had started).
+  cases.push_back({{"run", "--backend", "redis", "--algorithm", "redlock", "--redis", "127.0.0.1:6379", "--out", out},
+                   "--redis: 1 server(s) given for 5 nodes"});
+  cases.push_back({{"run", "--backend", "redis", "--replica", "--redis", "127.0.0.1:6379", "--out", out}, "--redis"});
   ExpectRefused(cases);
   EXPECT_FALSE(std::filesystem::exists(dir_));
   // What is accepted: IPv4 and IPv6 literals, localhost, names that resolve.

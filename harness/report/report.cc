@@ -78,7 +78,9 @@ RunSpec ReplayDefaults(const RunSpec& spec) {
   d.backend = spec.backend;
   d.algorithm = spec.algorithm;
   d.retry = spec.retry;
-  d.redis = spec.redis;
+  // The server list only decides whether a sim spec resolves (--redis is redis-only); for the
+  // redis backend it is left out, so that no address is checked or looked up here.
+  if (spec.backend != "redis") d.redis = spec.redis;
   RunSpec resolved = d;
   if (ResolveSpec(&resolved).ok()) return resolved;
   return d;

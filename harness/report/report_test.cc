@@ -213,7 +213,7 @@ TEST(Replay, RedisBackendWithServers) {
   RunSpec s;
   s.backend = "redis";
   s.algorithm = "redlock";
-  s.redis = {"127.0.0.1:7001", "127.0.0.1:7002"};
+  s.redis = {"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003", "127.0.0.1:7004", "127.0.0.1:7005"};  // 5 nodes
   ExpectReplayRoundTrip(s);
 }
 

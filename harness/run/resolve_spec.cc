@@ -171,6 +171,11 @@ Status ResolveSpec(RunSpec* s) {
   if (s->backend == "sim" && !s->redis.empty()) return Status::Invalid("--redis only applies to --backend redis");
   if (s->redis.size() > kMaxRedisServers)
     return Status::Invalid("--redis: more than " + std::to_string(kMaxRedisServers) + " servers");
+  if (!s->redis.empty() && static_cast<int>(s->redis.size()) != s->nodes)
+    return Status::Invalid("--redis: " + std::to_string(s->redis.size()) + " server(s) given for " +
+                           std::to_string(s->nodes) + " nodes (give one HOST:PORT per node, or set --nodes)");
+  if (!s->redis.empty() && s->replica)
+    return Status::Invalid("--redis: a replica (--replica, failover) needs locklab's own servers: drop --redis");
   for (const std::string& address : s->redis)
     if (Status st = CheckRedisAddress(address); !st.ok()) return st;
   return CheckClientPlans(s);
