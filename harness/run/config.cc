@@ -371,6 +371,62 @@ std::string FaultFlag(const FaultAction& a) {
   return s;
 }
 
+namespace {
+
+// "algorithms": ["NAME[:opt=v,...]", ...] instead of algorithm / algorithm_options.
+Status ReadAlgorithmList(const json& j, ConfigFile* c) {
+  if (j.contains("algorithm") || j.contains("algorithm_options"))
+    return Status::Invalid("give either 'algorithm' (with 'algorithm_options') or 'algorithms', not both");
+  const json& a = j["algorithms"];
+  if (!a.is_array() || a.empty())
+    return Status::Invalid("'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " +
+                           ShownJson(a) + ")");
+  c->algorithms.clear();
+  for (const json& e : a) {
+    if (!e.is_string())
+      return Status::Invalid("'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(e) + ")");
+    Result<AlgorithmChoice> ch = ParseAlgorithmChoice(e.get<std::string>());
+    if (!ch.ok()) return ch.status();
+    c->algorithms.push_back(std::move(ch).value());
+  }
+  return Status::Ok();
+}
+
+// "seeds": [1, 2, ...] instead of seed.
+Status ReadSeedList(const json& j, ConfigFile* c) {
+  if (j.contains("seed")) return Status::Invalid("give either 'seed' or 'seeds', not both");
+  const json& s = j["seeds"];
+  if (!s.is_array() || s.empty())
+    return Status::Invalid("'seeds' must be a non-empty list of non-negative integers (got " + ShownJson(s) + ")");
+  c->seeds.clear();
+  for (const json& e : s) {
+    if (!e.is_number_unsigned())
+      return Status::Invalid("'seeds' must be a list of non-negative integers (got " + ShownJson(e) + ")");
+    c->seeds.push_back(e.get<uint64_t>());
+  }
+  return Status::Ok();
+}
+
+// "sweep": {"KEY": [values...], ...}; every value is checked now, so a bad one fails before any run.
+Status ReadSweep(const json& sw, ConfigFile* c) {
+  if (!sw.is_object() || sw.empty())
+    return Status::Invalid(
+        "'sweep' must be an object of lists, e.g. {\"retry\": [\"no3\", \"backoff\"], \"clients\": [10, 100]}");
+  c->sweep.clear();
+  for (const auto& [key, values] : sw.items()) {
+    if (!values.is_array() || values.empty())
+      return Status::Invalid("'sweep." + key + "' must be a non-empty list (got " + ShownJson(values) + ")");
+    for (const json& v : values) {
+      RunSpec probe;
+      if (Status st = ApplySweepValue(key, v, &probe); !st.ok()) return st.Prefixed("'sweep." + key + "'");
+    }
+    c->sweep.emplace_back(key, std::vector<json>(values.begin(), values.end()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ConfigFromJson(const json& in, ConfigFile* cfg) {
   const json* src = &in;
   // A report holds the config it ran: accept it, so a report can be re-run as it is.
@@ -387,52 +443,15 @@ Status ConfigFromJson(const json& in, ConfigFile* cfg) {
     j.erase("comment");
   }
   if (j.contains("algorithms")) {
-    if (j.contains("algorithm") || j.contains("algorithm_options"))
-      return Status::Invalid("give either 'algorithm' (with 'algorithm_options') or 'algorithms', not both");
-    const json& a = j["algorithms"];
-    if (!a.is_array() || a.empty())
-      return Status::Invalid("'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " +
-                             ShownJson(a) + ")");
-    c.algorithms.clear();
-    for (const json& e : a) {
-      if (!e.is_string())
-        return Status::Invalid("'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(e) +
-                               ")");
-      Result<AlgorithmChoice> ch = ParseAlgorithmChoice(e.get<std::string>());
-      if (!ch.ok()) return ch.status();
-      c.algorithms.push_back(std::move(ch).value());
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadAlgorithmList(j, &c));
     j.erase("algorithms");
   }
   if (j.contains("seeds")) {
-    if (j.contains("seed")) return Status::Invalid("give either 'seed' or 'seeds', not both");
-    const json& s = j["seeds"];
-    if (!s.is_array() || s.empty())
-      return Status::Invalid("'seeds' must be a non-empty list of non-negative integers (got " + ShownJson(s) + ")");
-    c.seeds.clear();
-    for (const json& e : s) {
-      if (!e.is_number_unsigned())
-        return Status::Invalid("'seeds' must be a list of non-negative integers (got " + ShownJson(e) + ")");
-      c.seeds.push_back(e.get<uint64_t>());
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadSeedList(j, &c));
     j.erase("seeds");
   }
   if (j.contains("sweep")) {
-    const json& sw = j["sweep"];
-    if (!sw.is_object() || sw.empty())
-      return Status::Invalid(
-          "'sweep' must be an object of lists, e.g. {\"retry\": [\"no3\", \"backoff\"], \"clients\": [10, 100]}");
-    c.sweep.clear();
-    for (const auto& [key, values] : sw.items()) {
-      if (!values.is_array() || values.empty())
-        return Status::Invalid("'sweep." + key + "' must be a non-empty list (got " + ShownJson(values) + ")");
-      // Every value must apply on its own: check each now, so a bad one fails before any run.
-      for (const json& v : values) {
-        RunSpec probe;
-        if (Status st = ApplySweepValue(key, v, &probe); !st.ok()) return st.Prefixed("'sweep." + key + "'");
-      }
-      c.sweep.emplace_back(key, std::vector<json>(values.begin(), values.end()));
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadSweep(j["sweep"], &c));
     j.erase("sweep");
   }
   LOCKLAB_RETURN_IF_ERROR(FromJson(j, &c.base));

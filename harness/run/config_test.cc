@@ -404,3 +404,37 @@ TEST(Resolve, NonFiniteRatesFailEveryRange) {
 
 }  // namespace
 }  // namespace locklab
+
+namespace locklab {
+namespace {
+
+Status Check(int x) { return x < 0 ? Status::Invalid("negative") : Status::Ok(); }
+Result<int> Twice(int x) {
+  LOCKLAB_RETURN_IF_ERROR(Check(x));
+  return 2 * x;
+}
+
+TEST(Status, ValuesCodesAndMessages) {
+  const Status ok;
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.message(), "");
+  EXPECT_TRUE(ok.Prefixed("ctx").ok());
+  const Status bad = Status::Failed("disk full");
+  Status copy = bad;
+  copy = copy;  // self-assignment keeps it
+  EXPECT_FALSE(copy.ok());
+  EXPECT_FALSE(copy.invalid());
+  EXPECT_EQ(copy.code(), Status::Code::kFailed);
+  EXPECT_EQ(copy.Prefixed("report").message(), "report: disk full");
+  std::string why;
+  EXPECT_FALSE(copy.ok(&why));
+  EXPECT_EQ(why, "disk full");
+  EXPECT_EQ(*Twice(4), 8);
+  const Result<int> r = Twice(-1);
+  EXPECT_FALSE(r.ok(&why));
+  EXPECT_TRUE(r.status().invalid());
+  EXPECT_EQ(why, "negative");
+}
+
+}  // namespace
+}  // namespace locklab
