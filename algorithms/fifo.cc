@@ -33,8 +33,8 @@ std::string Seconds(int64_t ms) {
 class FifoLock : public Lock {
  public:
   FifoLock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg), queue_(cfg.key + ":queue") {
-    std::string err;
-    if (!cfg.options.GetInt("wait-ms", &wait_ms_, &err) || wait_ms_ <= 0) wait_ms_ = cfg.ttl_ms;
+    wait_ms_ = cfg.options.GetInt("wait-ms");
+    if (wait_ms_ <= 0) wait_ms_ = cfg.ttl_ms;
   }
 
   Task<Outcome> TryAcquire() override {
@@ -81,7 +81,8 @@ AlgorithmInfo FifoInfo() {
   a.name = "fifo";
   a.summary = "token lock with a FIFO wait queue in Redis: release hands the lock to the next waiter (BLPOP)";
   a.waits_in_queue = true;
-  a.options = {{"wait-ms", "0", {}, "longest one attempt waits in the queue before leaving it; 0 = ttl"}};
+  a.options = {OptionSpec::Int("wait-ms", 0, 0, kMaxOptionMs,
+                               "longest one attempt waits in the queue before leaving it; 0 = ttl")};
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<FifoLock>(env, cfg);
   };

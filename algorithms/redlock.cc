@@ -30,8 +30,7 @@ class Redlock : public Lock {
   Redlock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
     validity_check_ = cfg.options.GetBool("validity-check");
     fence_on_ = cfg.options.Get("fence") == "on";
-    std::string err;
-    if (!cfg.options.GetInt("retry-delay-ms", &retry_delay_ms_, &err) || retry_delay_ms_ < 0) retry_delay_ms_ = 200;
+    retry_delay_ms_ = cfg.options.GetInt("retry-delay-ms");
   }
 
   Task<Outcome> TryAcquire() override {
@@ -104,12 +103,14 @@ AlgorithmInfo RedlockInfo() {
   a.summary = "quorum of N/2+1 independent masters, validity = ttl - elapsed - (ttl*0.01 + 2 ms)";
   a.nodes = 5;
   a.options = {
-      {"validity-check", "true", {"true", "false"}, "reject a quorum reached after the keys may have expired"},
-      {"retry-delay-ms", "200", {}, "retry after a random delay in [0, this] (with retry policy auto)"},
-      {"fence", "off", {"off", "on"},
-       "after reaching a quorum, INCR <key>:fence on node 0 (one linearizable counter, not part of the quorum "
-       "logic) and hand its value to the resource as the fencing token; if node 0 does not answer the "
-       "acquisition fails and is undone"},
+      OptionSpec::Bool("validity-check", true, "reject a quorum reached after the keys may have expired"),
+      OptionSpec::Int("retry-delay-ms", 200, 0, kMaxOptionMs,
+                      "retry after a random delay in [0, this] (with retry policy auto)"),
+      OptionSpec::Enum(
+          "fence", {"off", "on"},
+          "after reaching a quorum, INCR <key>:fence on node 0 (one linearizable counter, not part of the quorum "
+          "logic) and hand its value to the resource as the fencing token; if node 0 does not answer the "
+          "acquisition fails and is undone"),
   };
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<Redlock>(env, cfg);

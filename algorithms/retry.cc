@@ -11,11 +11,7 @@ std::vector<RetryInfo> SeedRetryPolicies();
 std::vector<RetryInfo> BackoffRetryPolicies();
 std::vector<RetryInfo> WakeupRetryPolicies();
 
-int64_t RetryIntOption(const Options& o, const std::string& name) {
-  int64_t v = 0;
-  std::string err;
-  return o.GetInt(name, &v, &err) ? v : 0;
-}
+int64_t RetryIntOption(const Options& o, const std::string& name) { return o.GetInt(name); }
 
 const std::vector<RetryInfo>& RetryPolicies() {
   static const std::vector<RetryInfo> all = [] {

@@ -45,8 +45,9 @@ class Decorrelated : public RetryPolicy {
 }  // namespace
 
 std::vector<RetryInfo> BackoffRetryPolicies() {
-  const OptionSpec base{"base-ms", "1", {}, "first ceiling (full) or shortest sleep (decorrelated)"};
-  const OptionSpec cap{"cap-ms", "100", {}, "longest sleep"};
+  const OptionSpec base =
+      OptionSpec::Int("base-ms", 1, 0, kMaxOptionMs, "first ceiling (full) or shortest sleep (decorrelated)");
+  const OptionSpec cap = OptionSpec::Int("cap-ms", 100, 0, kMaxOptionMs, "longest sleep");
   return {
       {"backoff", "exponential backoff with full jitter: sleep uniform(0, min(cap, base*2^n))",
        {base, cap},

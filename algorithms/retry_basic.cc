@@ -46,20 +46,27 @@ class Random : public RetryPolicy {
 
 std::vector<RetryInfo> BasicRetryPolicies() {
   return {
-      {"auto", "the algorithm's own retry delay if it has one (Redlock: random), else sleep-ms",
-       {{"sleep-ms", "10", {}, "sleep between attempts when the algorithm has no delay of its own"}},
+      {"auto",
+       "the algorithm's own retry delay if it has one (Redlock: random), else sleep-ms",
+       {OptionSpec::Int("sleep-ms", 10, 0, kMaxOptionMs,
+                        "sleep between attempts when the algorithm has no delay of its own")},
        [](const Options& o, const std::string&) -> std::unique_ptr<RetryPolicy> {
          return std::make_unique<Auto>(RetryIntOption(o, "sleep-ms"));
        }},
-      {"once", "a single attempt, no retry", {},
+      {"once",
+       "a single attempt, no retry",
+       {},
        [](const Options&, const std::string&) -> std::unique_ptr<RetryPolicy> { return std::make_unique<Once>(); }},
-      {"fixed", "sleep a fixed time between attempts",
-       {{"sleep-ms", "10", {}, "sleep between attempts"}},
+      {"fixed",
+       "sleep a fixed time between attempts",
+       {OptionSpec::Int("sleep-ms", 10, 0, kMaxOptionMs, "sleep between attempts")},
        [](const Options& o, const std::string&) -> std::unique_ptr<RetryPolicy> {
          return std::make_unique<Fixed>(RetryIntOption(o, "sleep-ms"));
        }},
-      {"random", "sleep a uniformly random time between attempts",
-       {{"min-ms", "0", {}, "shortest sleep"}, {"max-ms", "20", {}, "longest sleep"}},
+      {"random",
+       "sleep a uniformly random time between attempts",
+       {OptionSpec::Int("min-ms", 0, 0, kMaxOptionMs, "shortest sleep"),
+        OptionSpec::Int("max-ms", 20, 0, kMaxOptionMs, "longest sleep")},
        [](const Options& o, const std::string&) -> std::unique_ptr<RetryPolicy> {
          return std::make_unique<Random>(RetryIntOption(o, "min-ms"), RetryIntOption(o, "max-ms"));
        }},

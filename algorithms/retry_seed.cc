@@ -66,16 +66,17 @@ RetryInfo Make(const char* name, const char* summary, std::vector<OptionSpec> op
 }  // namespace
 
 std::vector<RetryInfo> SeedRetryPolicies() {
-  const OptionSpec barrier{"barrier-ms", "600", {}, "how long the first phase lasts, from the start of the acquisition"};
+  const OptionSpec barrier = OptionSpec::Int("barrier-ms", 600, 0, kMaxOptionMs,
+                                             "how long the first phase lasts, from the start of the acquisition");
   return {
       Make<Seed::Kind::kNo1>("no1", "seed 000 No1: retry at once for barrier-ms, then yield before each try",
                              {barrier}),
       Make<Seed::Kind::kNo2>("no2", "seed 000 No2: yield for barrier-ms, then sleep sleep-ms before each try",
-                             {barrier, {"sleep-ms", "200", {}, "sleep after the barrier"}}),
+                             {barrier, OptionSpec::Int("sleep-ms", 200, 0, kMaxOptionMs, "sleep after the barrier")}),
       Make<Seed::Kind::kSleep>("no3", "seed 000 No3 (its pick): sleep sleep-ms before each try",
-                               {{"sleep-ms", "200", {}, "sleep between attempts"}}),
+                               {OptionSpec::Int("sleep-ms", 200, 0, kMaxOptionMs, "sleep between attempts")}),
       Make<Seed::Kind::kSleep>("no4", "seed 000 No4: sleep sleep-ms (2 s) before each try",
-                               {{"sleep-ms", "2000", {}, "sleep between attempts"}}),
+                               {OptionSpec::Int("sleep-ms", 2000, 0, kMaxOptionMs, "sleep between attempts")}),
       Make<Seed::Kind::kNo5>("no5", "seed 000 No5: yield before each try", {}),
   };
 }

@@ -71,13 +71,15 @@ class Queue : public RetryPolicy {
 
 std::vector<RetryInfo> WakeupRetryPolicies() {
   return {
-      {"pubsub", "wait for a release announced on pub/sub (<key>:released), timeout-ms at most",
-       {{"timeout-ms", "200", {}, "longest wait for a message before trying again"}},
+      {"pubsub",
+       "wait for a release announced on pub/sub (<key>:released), timeout-ms at most",
+       {OptionSpec::Int("timeout-ms", 200, 0, kMaxOptionMs, "longest wait for a message before trying again")},
        [](const Options& o, const std::string& key) -> std::unique_ptr<RetryPolicy> {
          return std::make_unique<PubSub>(key + ":released", RetryIntOption(o, "timeout-ms"));
        }},
-      {"queue", "FIFO: BLPOP <key>:wake; each release wakes the longest-waiting client; timeout-ms at most",
-       {{"timeout-ms", "200", {}, "longest wait before trying again"}},
+      {"queue",
+       "FIFO: BLPOP <key>:wake; each release wakes the longest-waiting client; timeout-ms at most",
+       {OptionSpec::Int("timeout-ms", 200, 0, kMaxOptionMs, "longest wait before trying again")},
        [](const Options& o, const std::string& key) -> std::unique_ptr<RetryPolicy> {
          return std::make_unique<Queue>(key + ":wake", RetryIntOption(o, "timeout-ms"));
        }},

@@ -21,6 +21,7 @@ class Task;
 
 namespace detail {
 
+// What every Task's promise shares: lazy start, and resuming the awaiting coroutine at the end.
 struct PromiseBase {
   std::coroutine_handle<> continuation = std::noop_coroutine();
 
@@ -38,17 +39,30 @@ struct PromiseBase {
   void unhandled_exception() noexcept { std::terminate(); }
 };
 
+// The only part of a Task that depends on T: where co_return puts the value, and how the
+// awaiter takes it. Task<void> gets return_void() and nothing to take.
+template <typename T>
+struct Promise : PromiseBase {
+  std::optional<T> value;
+  Task<T> get_return_object() noexcept;
+  template <typename U>
+  void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  T result() { return std::move(*value); }
+};
+
+template <>
+struct Promise<void> : PromiseBase {
+  Task<void> get_return_object() noexcept;
+  void return_void() noexcept {}
+  void result() noexcept {}
+};
+
 }  // namespace detail
 
 template <typename T>
 class Task {
  public:
-  struct promise_type : detail::PromiseBase {
-    std::optional<T> value;
-    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    template <typename U>
-    void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
-  };
+  using promise_type = detail::Promise<T>;
 
   Task() = default;
   explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
@@ -71,7 +85,8 @@ class Task {
     h_.promise().continuation = awaiting;
     return h_;
   }
-  T await_resume() { return std::move(*h_.promise().value); }
+  // The co_returned value (nothing for Task<void>).
+  T await_resume() { return h_.promise().result(); }
 
   // For runtimes: start a top-level task that nobody awaits.
   void Start() { h_.resume(); }
@@ -83,44 +98,17 @@ class Task {
   std::coroutine_handle<promise_type> h_;
 };
 
-template <>
-class Task<void> {
- public:
-  struct promise_type : detail::PromiseBase {
-    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    void return_void() {}
-  };
+namespace detail {
 
-  Task() = default;
-  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
-  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  Task& operator=(Task&& o) noexcept {
-    if (this != &o) {
-      if (h_) h_.destroy();
-      h_ = std::exchange(o.h_, {});
-    }
-    return *this;
-  }
-  Task(const Task&) = delete;
-  Task& operator=(const Task&) = delete;
-  ~Task() {
-    if (h_) h_.destroy();
-  }
+template <typename T>
+Task<T> Promise<T>::get_return_object() noexcept {
+  return Task<T>(std::coroutine_handle<Promise<T>>::from_promise(*this));
+}
 
-  bool await_ready() const noexcept { return !h_ || h_.done(); }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
-    h_.promise().continuation = awaiting;
-    return h_;
-  }
-  void await_resume() {}
+inline Task<void> Promise<void>::get_return_object() noexcept {
+  return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
+}
 
-  void Start() { h_.resume(); }
-  bool done() const { return !h_ || h_.done(); }
-  bool valid() const { return static_cast<bool>(h_); }
-  std::coroutine_handle<> handle() const { return h_; }
-
- private:
-  std::coroutine_handle<promise_type> h_;
-};
+}  // namespace detail
 
 }  // namespace locklab

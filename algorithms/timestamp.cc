@@ -93,8 +93,9 @@ AlgorithmInfo TimestampInfo() {
   a.name = "timestamp";
   a.summary = "SETNX expiry-timestamp, GETSET to take over an expired lock (seed 000 v1); trusts client clocks";
   a.options = {
-      {"recovery", "getset", {"getset", "del"}, "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"},
-      {"getset-nil", "acquired", {"acquired", "fail"}, "what a nil GETSET reply means"},
+      OptionSpec::Enum("recovery", {"getset", "del"},
+                       "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"),
+      OptionSpec::Enum("getset-nil", {"acquired", "fail"}, "what a nil GETSET reply means"),
   };
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<TimestampLock>(env, cfg);

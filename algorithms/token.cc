@@ -56,8 +56,8 @@ Task<Outcome> TokenLock::Release() {
 }
 
 std::vector<OptionSpec> TokenLock::Specs() {
-  return {{"release", "lua", {"lua", "del", "get-then-del"},
-           "compare-and-delete in one Lua script, plain DEL, or GET then DEL"}};
+  return {OptionSpec::Enum("release", {"lua", "del", "get-then-del"},
+                           "compare-and-delete in one Lua script, plain DEL, or GET then DEL")};
 }
 
 AlgorithmInfo TokenInfo() {

@@ -26,9 +26,8 @@ class WatchdogLock : public TokenLock {
   WatchdogLock(Env& env, const LockConfig& cfg) : TokenLock(env, cfg) {
     blind_ = cfg.options.Get("renew") == "blind";
     stop_on_release_ = cfg.options.GetBool("stop-on-release");
-    std::string err;
-    int64_t every = 0;
-    if (!cfg.options.GetInt("renew-every-ms", &every, &err) || every <= 0) every = cfg.ttl_ms / 3;
+    int64_t every = cfg.options.GetInt("renew-every-ms");
+    if (every <= 0) every = cfg.ttl_ms / 3;
     every_ms_ = every > 0 ? every : 1;
   }
 
@@ -69,9 +68,9 @@ AlgorithmInfo WatchdogInfo() {
   a.name = "watchdog";
   a.summary = "token lock + a renewal task every ttl/3 (compare-and-pexpire), frozen with its client";
   a.options = TokenLock::Specs();
-  a.options.push_back({"renew", "checked", {"checked", "blind"}, "renew only our own token, or PEXPIRE blindly"});
-  a.options.push_back({"stop-on-release", "true", {"true", "false"}, "stop renewing when the lock is released"});
-  a.options.push_back({"renew-every-ms", "0", {}, "renewal period; 0 = ttl/3"});
+  a.options.push_back(OptionSpec::Enum("renew", {"checked", "blind"}, "renew only our own token, or PEXPIRE blindly"));
+  a.options.push_back(OptionSpec::Bool("stop-on-release", true, "stop renewing when the lock is released"));
+  a.options.push_back(OptionSpec::Int("renew-every-ms", 0, 0, kMaxOptionMs, "renewal period; 0 = ttl/3"));
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<WatchdogLock>(env, cfg);
   };

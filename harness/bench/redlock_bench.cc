@@ -55,7 +55,7 @@ void BM_AcquireLatency(benchmark::State& state, const char* algorithm, int nodes
   LockConfig lc;
   lc.ttl_ms = 10000;
   std::string error;
-  if (!lc.options.Resolve(algorithm, alg->options, &error)) {
+  if (!lc.options.Resolve(algorithm, alg->options).ok(&error)) {
     state.SkipWithError(error.c_str());
     return;
   }

@@ -1,8 +1,8 @@
 #include "harness/cli/cli.h"
-#include "harness/run/build_info.h"
-#include "harness/real/redis_runtime.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -13,21 +13,18 @@
 #include "algorithms/retry.h"
 #include "harness/bench/bench_peers.h"
 #include "harness/cli/cli_list.h"
-#include "harness/run/config.h"
+#include "harness/cli/scenario_cli.h"
+#include "harness/cli/suite.h"
+#include "harness/real/redis_runtime.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
-#include "harness/scenario/scenario.h"
-#include "harness/cli/scenario_cli.h"
+#include "harness/run/build_info.h"
+#include "harness/run/config.h"
 #include "harness/run/spec_fields.h"
-#include "harness/cli/suite.h"
+#include "harness/scenario/scenario.h"
 
 namespace locklab {
 namespace {
-
-bool Fail(std::string* error, std::string msg) {
-  *error = std::move(msg);
-  return false;
-}
 
 std::string Names(const std::vector<std::string>& v) {
   std::string s;
@@ -64,6 +61,36 @@ CLI::Validator Digits() {
       "");
 }
 
+// CLI11 2.1 saturates an integer that does not fit its type (99999999999999999999 -> 2^63-1, a
+// seed of 2^64 -> 2^64-1).
+template <typename T>
+CLI::Validator Fits() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        T v{};
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc::result_out_of_range) return "'" + s + "' is out of range";
+        return std::string();  // anything else: CLI11's own conversion reports it
+      },
+      "");
+}
+
+// An empty FILE or DIR would mean "the default" or the file system's root: neither is meant.
+CLI::Validator NonEmpty() {
+  return CLI::Validator([](std::string& s) -> std::string { return s.empty() ? "give a non-empty value" : ""; }, "");
+}
+
+// CLI11 reads "nan", "inf" and "-inf" into a double: no field takes them.
+CLI::Validator Finite() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        return CLI::detail::lexical_cast(s, v) && std::isfinite(v) ? std::string()
+                                                                   : "'" + s + "' is not a finite number";
+      },
+      "");
+}
+
 std::string TypeName(const std::string& key) {
   if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0) return "MS";
   if (key.size() > 4 && key.compare(key.size() - 4, 4, "_ppm") == 0) return "PPM";
@@ -77,7 +104,8 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   f->config_o = app->add_option("--config", f->config,
                                 "JSON file with RunSpec fields and optional \"algorithms\"/\"seeds\" sweep lists; "
                                 "flags override it")
-                    ->type_name("FILE");
+                    ->type_name("FILE")
+                    ->check(NonEmpty());
   for (const SpecField& field : SpecFields()) {
     std::string help = field.help;
     if (std::string(field.key) == "algorithm") help += "; one of " + Names(algs);
@@ -91,6 +119,8 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
             CLI::Option* opt = app->add_option(field.flag(), *p, help)->capture_default_str();
             // CLI11 would read "-1" into an unsigned seed as 2^64-1.
             if constexpr (std::is_unsigned_v<T>) opt->check(Digits());
+            if constexpr (std::is_floating_point_v<T>) opt->check(Finite());
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) opt->check(Fits<T>());
             if (!TypeName(field.key).empty()) opt->type_name(TypeName(field.key));
             return opt;
           }
@@ -121,79 +151,104 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--out", f->out,
                   "report file (default results/run-<algorithm>-<seed>.json; \"sweep\"/\"seeds\" stand in for "
                   "several)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(NonEmpty());
   app->add_flag("--quiet", f->quiet, "no table on stdout (the report path and replay command still print)");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
 }
 
-// Config file, then the flags the user gave, then the sweep.
-bool BuildRequest(const RunFlags& f, RunRequest* out, std::string* error) {
-  ConfigFile cfg;
-  if (f.config_o->count() > 0 && !LoadConfigFile(f.config, &cfg, error)) return false;
-  RunSpec& base = cfg.base;
+// The scalar flags the user gave, over the config file's values.
+Status ApplyFieldFlags(const RunFlags& f, ConfigFile* cfg) {
+  RunSpec& base = cfg->base;
   for (const auto& [field, opt] : f.fields) {
     if (opt->count() == 0) continue;
     std::visit([&](auto* src) { *std::get<decltype(src)>(field->get(base)) = *src; },
                field->get(const_cast<RunSpec&>(f.values)));
     const std::string key = field->key;
     if (key == "algorithm") {
-      AlgorithmChoice c;
-      if (!ParseAlgorithmChoice(f.values.algorithm, &c, error)) return false;
-      cfg.algorithms.clear();
-      base.algorithm = c.name;
-      base.algorithm_options = c.options;
+      Result<AlgorithmChoice> c = ParseAlgorithmChoice(f.values.algorithm);
+      if (!c.ok()) return c.status();
+      cfg->algorithms.clear();
+      base.algorithm = c->name;
+      base.algorithm_options = c->options;
     }
     if (key == "retry") base.retry_options = Options();
-    if (key == "seed") cfg.seeds.clear();
+    if (key == "seed") cfg->seeds.clear();
     // A flag fixes what the file would sweep.
     const std::string swept = field->in_faults ? "faults." + key : key;
-    std::erase_if(cfg.sweep, [&](const auto& entry) { return entry.first == swept; });
+    std::erase_if(cfg->sweep, [&](const auto& entry) { return entry.first == swept; });
   }
+  return Status::Ok();
+}
+
+// --opt, --retry-opt, --fault and --redis: the flags that are not fields.
+Status ApplyListFlags(const RunFlags& f, ConfigFile* cfg) {
+  RunSpec& base = cfg->base;
   for (const std::string& text : f.opts) {
-    Options o;
-    if (!Options::Parse(text, &o, error)) return Fail(error, "--opt " + text + ": " + *error);
-    for (const auto& [k, v] : o.values()) {
+    Result<Options> o = Options::Parse(text);
+    if (!o.ok()) return o.status().Prefixed("--opt " + text);
+    for (const auto& [k, v] : o->values()) {
       base.algorithm_options.Set(k, v);
-      for (auto& a : cfg.algorithms) a.options.Set(k, v);
+      for (auto& a : cfg->algorithms) a.options.Set(k, v);
     }
   }
   for (const std::string& text : f.retry_opts) {
-    Options o;
-    if (!Options::Parse(text, &o, error)) return Fail(error, "--retry-opt " + text + ": " + *error);
-    for (const auto& [k, v] : o.values()) base.retry_options.Set(k, v);
+    Result<Options> o = Options::Parse(text);
+    if (!o.ok()) return o.status().Prefixed("--retry-opt " + text);
+    for (const auto& [k, v] : o->values()) base.retry_options.Set(k, v);
   }
   if (f.fault_o->count() > 0) {
     base.faults.plan.clear();
     for (const std::string& text : f.faults) {
-      FaultAction a;
-      if (!ParseFaultFlag(text, &a, error)) return false;
-      base.faults.plan.push_back(a);
+      Result<FaultAction> a = ParseFaultFlag(text);
+      if (!a.ok()) return a.status();
+      base.faults.plan.push_back(*a);
     }
   }
-  if (f.redis_o->count() > 0) base.redis = SplitComma(f.redis);
-  out->specs = ExpandSweep(cfg);
-  if (!cfg.sweep.empty()) {  // the report's config must read back as the same runs
-    nlohmann::json c = ToJson(cfg.base);
-    if (!cfg.algorithms.empty()) {
-      c.erase("algorithm");
-      c.erase("algorithm_options");
-      std::vector<std::string> names;
-      for (const auto& a : cfg.algorithms) names.push_back(a.ToString());
-      c["algorithms"] = names;
-    }
-    if (!cfg.seeds.empty()) {
-      c.erase("seed");
-      c["seeds"] = cfg.seeds;
-    }
-    nlohmann::json sweep = nlohmann::json::object();
-    for (const auto& [key, values] : cfg.sweep) sweep[key] = values;
-    c["sweep"] = sweep;
-    out->sweep_config = c;
+  if (f.redis_o->count() > 0) {
+    base.redis = SplitComma(f.redis);
+    if (base.redis.empty()) return Status::Invalid("--redis: give HOST:PORT[,HOST:PORT...]");
   }
-  out->out = f.out;
-  out->quiet = f.quiet;
-  out->progress = !f.no_progress;
-  return true;
+  return Status::Ok();
+}
+
+// A sweep's "config" for the report: it must read back as the same runs.
+nlohmann::json SweepConfig(const ConfigFile& cfg) {
+  nlohmann::json c = ToJson(cfg.base);
+  if (!cfg.algorithms.empty()) {
+    c.erase("algorithm");
+    c.erase("algorithm_options");
+    std::vector<std::string> names;
+    for (const auto& a : cfg.algorithms) names.push_back(a.ToString());
+    c["algorithms"] = names;
+  }
+  if (!cfg.seeds.empty()) {
+    c.erase("seed");
+    c["seeds"] = cfg.seeds;
+  }
+  nlohmann::json sweep = nlohmann::json::object();
+  for (const auto& [key, values] : cfg.sweep) sweep[key] = values;
+  c["sweep"] = sweep;
+  return c;
+}
+
+// Config file, then the flags the user gave, then the sweep.
+Result<RunRequest> BuildRequest(const RunFlags& f) {
+  ConfigFile cfg;
+  if (f.config_o->count() > 0) {
+    Result<ConfigFile> loaded = LoadConfigFile(f.config);
+    if (!loaded.ok()) return loaded.status();
+    cfg = std::move(loaded).value();
+  }
+  LOCKLAB_RETURN_IF_ERROR(ApplyFieldFlags(f, &cfg));
+  LOCKLAB_RETURN_IF_ERROR(ApplyListFlags(f, &cfg));
+  RunRequest out;
+  out.specs = ExpandSweep(cfg);
+  if (!cfg.sweep.empty()) out.sweep_config = SweepConfig(cfg);
+  out.out = f.out;
+  out.quiet = f.quiet;
+  out.progress = !f.no_progress;
+  return out;
 }
 
 // CLI11's messages can span lines; ours are one line.
@@ -228,12 +283,13 @@ void PrintFirstViolation(const std::vector<RunResult>& results) {
 }
 
 int RunCommand(const RunFlags& flags) {
-  RunRequest req;
-  std::string error;
-  if (!BuildRequest(flags, &req, &error)) return BadInput(error);
+  Result<RunRequest> built = BuildRequest(flags);
+  if (!built.ok()) return BadInput(built.status().message());
+  RunRequest& req = *built;
   for (RunSpec& s : req.specs) {
-    if (!ResolveSpec(&s, &error))
-      return BadInput(req.specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + error : error);
+    if (Status st = ResolveSpec(&s); !st.ok())
+      return BadInput(req.specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + st.message()
+                                           : st.message());
   }
   const std::string path = req.out.empty() ? DefaultRunReportPath(req.specs) : req.out;
   if (path.back() == '/' || std::filesystem::is_directory(path))
@@ -258,8 +314,8 @@ int RunCommand(const RunFlags& flags) {
   }
   nlohmann::json report = BuildReport(results, MakeReportContext(results));
   if (!req.sweep_config.is_null()) report["config"] = req.sweep_config;
-  if (!WriteFileAtomic(path, ReportText(report), &error)) {
-    std::fprintf(stderr, "locklab: %s\n", OneLine(error).c_str());
+  if (Status st = WriteFileAtomic(path, ReportText(report)); !st.ok()) {
+    std::fprintf(stderr, "locklab: %s\n", OneLine(st.message()).c_str());
     return kExitInternal;
   }
   std::printf("report: %s\n", path.c_str());
@@ -282,10 +338,16 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
       ->capture_default_str();
   app->add_option("--out-dir", f->o.out_dir, "reports go to OUT_DIR/suite-<backend>/<preset>.json")
       ->capture_default_str()
-      ->type_name("DIR");
-  app->add_option("--seed", f->o.seed, "seed of every run")->capture_default_str()->check(Digits());
-  app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str();
-  app->add_option("--requests", f->o.requests, "acquisitions attempted per run")->capture_default_str();
+      ->type_name("DIR")
+      ->check(NonEmpty());
+  app->add_option("--seed", f->o.seed, "seed of every run")
+      ->capture_default_str()
+      ->check(Digits())
+      ->check(Fits<uint64_t>());
+  app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str()->check(Fits<int>());
+  app->add_option("--requests", f->o.requests, "acquisitions attempted per run")
+      ->capture_default_str()
+      ->check(Fits<int64_t>());
   app->add_option("--redis", f->redis, "redis backend: use these running servers instead of starting our own")
       ->type_name("HOST:PORT[,..]");
   app->add_flag("--quiet", f->o.quiet, "no table on stdout");
@@ -299,11 +361,10 @@ int SuiteCommand(SuiteFlags& f) {
     if (b != "sim" && b != "redis") return BadInput("--backend: unknown backend '" + b + "' (sim or redis)");
   f.o.redis = SplitComma(f.redis);
   f.o.progress = !f.no_progress;
-  std::string error;
-  const int code = RunSuite(f.o, std::cout, &error);
+  const Status st = RunSuite(f.o, std::cout);
   std::cout.flush();
-  if (code == kExitBadInput) return BadInput(error);
-  return code;
+  if (st.invalid()) return BadInput(st.message());
+  return st.ok() ? kExitOk : kExitInternal;
 }
 
 const char* kRunFooter =
@@ -328,7 +389,7 @@ std::string DefaultRunReportPath(const std::vector<RunSpec>& specs) {
   return "results/run-" + alg + "-" + seed + ".json";
 }
 
-bool ParseRunArgs(const std::vector<std::string>& args, RunRequest* out, std::string* error) {
+Result<RunRequest> ParseRunArgs(const std::vector<std::string>& args) {
   CLI::App app{"locklab run"};
   RunFlags flags;
   AddRunFlags(&app, &flags);
@@ -336,9 +397,9 @@ bool ParseRunArgs(const std::vector<std::string>& args, RunRequest* out, std::st
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    return Fail(error, OneLine(e.what()));
+    return Status::Invalid(OneLine(e.what()));
   }
-  return BuildRequest(flags, out, error);
+  return BuildRequest(flags);
 }
 
 int CliMain(int argc, char** argv) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
@@ -31,8 +32,9 @@ struct RunRequest {
 // `args` are the words after "locklab run". The config file (--config) is read here; flags
 // override its values: --algorithm replaces the file's algorithm(s) and their options, --seed
 // its seed(s), --retry its retry options, --fault its whole plan, --redis its server list;
-// --opt / --retry-opt add to (or change) the options. false + a one-line *error on bad input.
-bool ParseRunArgs(const std::vector<std::string>& args, RunRequest* out, std::string* error);
+// --opt / --retry-opt add to (or change) the options. kInvalid with a one-line message on bad
+// input. The specs are not resolved (ResolveSpec checks the values that need the whole spec).
+Result<RunRequest> ParseRunArgs(const std::vector<std::string>& args);
 
 // Where `locklab run` writes its report by default: results/run-<algorithm>-<seed>.json
 // ("sweep" for more than one algorithm, "seeds" for more than one seed).

@@ -16,13 +16,8 @@ std::string PadTo(std::string s, size_t w) {
 std::string OptionLines(const std::vector<OptionSpec>& options, const char* flag) {
   std::string out;
   for (const OptionSpec& o : options) {
-    std::string values;
-    for (const auto& c : o.choices) {
-      if (!values.empty()) values += '|';
-      values += c;
-    }
-    if (values.empty()) values.assign(1, 'N');
-    out.append("      ").append(flag).append(" ").append(o.name).append("=").append(values);
+    // One of the choices, or an integer in its range ("0..86400000").
+    out.append("      ").append(flag).append(" ").append(o.name).append("=").append(o.ValuesText());
     out.append("  (default ").append(o.default_value).append(")  ").append(o.help).append("\n");
   }
   return out;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "harness/cli/suite.h"
+#include "harness/run/run_spec.h"
 
 namespace locklab {
 namespace {
@@ -44,6 +46,101 @@ TEST_F(CliTest, ExitCodes) {
   EXPECT_FALSE(std::filesystem::exists(dir_));  // bad input runs nothing, writes nothing
 }
 
+// What `locklab ARGS...` printed on stderr, and its exit code.
+std::pair<int, std::string> CliStderr(const std::vector<std::string>& args) {
+  ::testing::internal::CaptureStderr();
+  const int code = Cli(args);
+  return {code, ::testing::internal::GetCapturedStderr()};
+}
+
+// Bad input as a new user types it: exit 2 before anything runs, one line on stderr naming the flag
+// or the field.
+struct BadInput {
+  std::vector<std::string> args;
+  std::string names;  // what the line must mention
+};
+
+void ExpectRefused(const std::vector<BadInput>& cases) {
+  for (const BadInput& c : cases) {
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    const auto [code, err] = CliStderr(c.args);
+    EXPECT_EQ(code, kExitBadInput) << shown << "\n" << err;
+    EXPECT_EQ(err.rfind("locklab: ", 0), 0u) << shown << "\n" << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << shown << "\n" << err;
+    EXPECT_NE(err.find(c.names), std::string::npos) << shown << "\n" << err;
+  }
+}
+
+TEST_F(CliTest, NonFiniteNumbersAreRefused) {
+  const std::string out = Path("r.json");
+  std::vector<BadInput> cases;
+  for (const char* v : {"nan", "inf", "-inf", "NaN", "infinity"})
+    cases.push_back({{"run", "--gc-pause-rate", v, "--out", out}, "--gc-pause-rate"});
+  for (const char* flag : {"--net-delay-ms", "--net-loss", "--clock-drift-ppm"})
+    for (const char* v : {"nan", "inf", "-inf"}) cases.push_back({{"run", flag, v, "--out", out}, flag});
+  cases.push_back({{"run", "--algorithm", "redlock", "--opt", "retry-delay-ms=nan", "--out", out}, "retry-delay-ms"});
+  cases.push_back({{"run", "--retry", "backoff", "--retry-opt", "cap-ms=inf", "--out", out}, "cap-ms"});
+  cases.push_back({{"run", "--fault", "pause_client:at_ms=nan,target=0", "--out", out}, "at_ms"});
+  cases.push_back({{"scenario", "pause-misdelete", "--param", "ttl_ms=nan", "--out", out}, "--param ttl_ms=nan"});
+  cases.push_back({{"scenario", "pause-misdelete", "--param", "pause_ms=-inf", "--out", out}, "--param"});
+  cases.push_back({{"scenario", "pause-misdelete", "--ttl-ms", "inf", "--out", out}, "--ttl-ms"});
+  cases.push_back({{"scenario", "pause-misdelete", "--delay-ms", "nan", "--out", out}, "--delay-ms"});
+  std::filesystem::create_directories(dir_);
+  std::ofstream(Path("inf.json")) << R"({"faults": {"net_delay_ms": 1e999}})";
+  std::ofstream(Path("sweep.json")) << R"({"sweep": {"faults.gc_pause_rate": [0.5, 1e999]}})";
+  std::ofstream(Path("opt.json")) << R"({"algorithm": "redlock", "algorithm_options": {"retry-delay-ms": "inf"}})";
+  std::ofstream(Path("retry.json")) << R"({"sweep": {"retry": ["fixed:sleep-ms=nan"]}})";
+  cases.push_back({{"run", "--config", Path("inf.json"), "--out", out}, "inf.json"});
+  cases.push_back({{"run", "--config", Path("sweep.json"), "--out", out}, "sweep.json"});
+  cases.push_back({{"run", "--config", Path("opt.json"), "--out", out}, "retry-delay-ms"});
+  cases.push_back({{"run", "--config", Path("retry.json"), "--out", out}, "sleep-ms"});
+  ExpectRefused(cases);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(CliTest, BadRedisAddressesAreRefusedBeforeAnyServerStarts) {
+  const std::string out = Path("r.json");
+  std::vector<BadInput> cases;
+  for (const char* a : {"notahost", "127.0.0.1:99999", "host:", ":6379", "127.0.0.1:0", "127.0.0.1:65536",
+                        "127.0.0.1:abc", "127.0.0.1:-1", "[::1]:6379", "no-such-host.invalid:6379", ","})
+    cases.push_back({{"run", "--backend", "redis", "--redis", a, "--out", out}, "--redis"});
+  cases.push_back({{"suite", "--backend", "redis", "--redis", "notahost", "--out-dir", dir_.string()}, "--redis"});
+  // One server per node, and a replica only on locklab's own servers (the runtime found both only
+  // after the run had started).
+  cases.push_back({{"run", "--backend", "redis", "--algorithm", "redlock", "--redis", "127.0.0.1:6379", "--out", out},
+                   "--redis: 1 server(s) given for 5 nodes"});
+  cases.push_back({{"run", "--backend", "redis", "--replica", "--redis", "127.0.0.1:6379", "--out", out}, "--redis"});
+  ExpectRefused(cases);
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+  // What is accepted: IPv4 and IPv6 literals, localhost, names that resolve.
+  for (const char* a : {"127.0.0.1:6379", "::1:6379", "localhost:1", "10.0.0.1:65535"})
+    EXPECT_TRUE(CheckRedisAddress(a).ok()) << a << ": " << CheckRedisAddress(a).message();
+}
+
+TEST_F(CliTest, OtherBadInputIsRefused) {
+  const std::string out = Path("r.json");
+  ExpectRefused({
+      {{"run", "--hold-ms", "99999999999999999999", "--out", out}, "--hold-ms"},
+      {{"run", "--hold-ms", "9223372036854775807", "--out", out}, "hold_ms"},
+      {{"run", "--gc-pause-ms", "9223372036854775807", "--gc-pause-rate", "1", "--out", out}, "gc_pause_ms"},
+      {{"run", "--clients", "99999999999", "--out", out}, "--clients"},
+      {{"run", "--retry", "fixed", "--retry-opt", "sleep-ms=-5", "--out", out}, "sleep-ms"},
+      {{"run", "--algorithm", "watchdog", "--opt", "renew-every-ms=-1", "--out", out}, "renew-every-ms"},
+      {{"run", "--out", ""}, "--out"},
+      {{"run", "--config", ""}, "--config"},
+      {{"suite", "--out-dir", ""}, "--out-dir"},
+      {{"suite", "--clients", "99999999999"}, "--clients"},
+      {{"scenario", "pause-misdelete", "--out-dir", ""}, "--out-dir"},
+      {{"scenario", "pause-misdelete", "--algorithm", ""}, "--algorithm"},
+      {{"scenario", "pause-misdelete", "--seed", "-1"}, "--seed"},
+      {{"scenario", "pause-misdelete", "--seed", "18446744073709551616"}, "--seed"},
+      {{"run", "--seed", "18446744073709551616", "--out", out}, "--seed"},
+      {{"suite", "--seed", "18446744073709551616"}, "--seed"},
+  });
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+}
+
 TEST_F(CliTest, RunWritesTheSameReportTwice) {
   const std::vector<std::string> args = {
       "run",           "--algorithm",   "token", "--clients",       "3",   "--requests", "20", "--quiet",
@@ -70,8 +167,8 @@ TEST_F(CliTest, SuiteWritesOneReportPerPreset) {
   o.requests = 20;
   o.progress = false;
   std::ostringstream out;
-  std::string error;
-  ASSERT_EQ(RunSuite(o, out, &error), kExitOk) << error;
+  const Status st = RunSuite(o, out);
+  ASSERT_TRUE(st.ok()) << st.message();
   for (const SuitePreset& p : SuitePresets())
     EXPECT_TRUE(std::filesystem::exists(SuiteReportPath(o, "sim", p))) << p.name;
   const std::string table = out.str();

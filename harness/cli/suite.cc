@@ -54,33 +54,39 @@ std::string SuiteReportPath(const SuiteOptions& o, const std::string& backend, c
   return o.out_dir + "/suite-" + backend + "/" + p.name + ".json";
 }
 
-int RunSuite(const SuiteOptions& o, std::ostream& out, std::string* error) {
-  const auto& algs = Algorithms();
-  const auto& presets = SuitePresets();
-  // Resolve everything first: bad input is reported before any run starts.
-  std::vector<std::vector<std::vector<RunSpec>>> specs;  // [backend][preset][algorithm]
+namespace {
+
+using SpecGrid = std::vector<std::vector<std::vector<RunSpec>>>;  // [backend][preset][algorithm]
+
+// Every cell resolved first: bad input is reported before any run starts.
+Result<SpecGrid> ResolveSuite(const SuiteOptions& o) {
+  SpecGrid specs;
   for (const std::string& b : o.backends) {
     specs.emplace_back();
-    for (const SuitePreset& p : presets) {
+    for (const SuitePreset& p : SuitePresets()) {
       specs.back().emplace_back();
-      for (const AlgorithmInfo& a : algs) {
+      for (const AlgorithmInfo& a : Algorithms()) {
         RunSpec s = SuiteSpec(o, b, p, a.name);
-        if (!ResolveSpec(&s, error)) return 2;
+        LOCKLAB_RETURN_IF_ERROR(ResolveSpec(&s));
         specs.back().back().push_back(s);
       }
     }
   }
-  const size_t total = o.backends.size() * presets.size() * algs.size();
+  return specs;
+}
+
+// Runs every cell, writes one report per (backend, preset). groups: one per backend x preset, in
+// column order. false when a run did not complete or a report could not be written.
+bool RunGroups(const SuiteOptions& o, const SpecGrid& specs, std::vector<std::vector<RunResult>>* groups) {
+  const auto& presets = SuitePresets();
+  const size_t total = o.backends.size() * presets.size() * Algorithms().size();
   size_t done = 0;
-  int code = 0;
-  // results[algorithm][group]
-  std::vector<std::vector<const RunResult*>> cells(algs.size());
-  std::vector<std::vector<RunResult>> groups;  // one per backend x preset, in column order
-  groups.reserve(o.backends.size() * presets.size());
+  bool ok = true;
+  groups->reserve(o.backends.size() * presets.size());
   for (size_t bi = 0; bi < o.backends.size(); ++bi) {
     for (size_t pi = 0; pi < presets.size(); ++pi) {
-      groups.emplace_back();
-      std::vector<RunResult>& results = groups.back();
+      groups->emplace_back();
+      std::vector<RunResult>& results = groups->back();
       for (const RunSpec& s : specs[bi][pi]) {
         ++done;
         RunResult r = RunOne(s, false);
@@ -90,23 +96,27 @@ int RunSuite(const SuiteOptions& o, std::ostream& out, std::string* error) {
               static_cast<int>(std::to_string(total).size()), done, total, s.backend.c_str(), presets[pi].name.c_str(),
               s.algorithm.c_str(), r.completed ? "done" : "FAILED", static_cast<long long>(r.check.safety.violations),
               static_cast<long long>(r.check.liveness.acquired), r.completed ? "" : (" (" + r.error + ")").c_str());
-        if (!r.completed) code = 1;
+        if (!r.completed) ok = false;
         results.push_back(std::move(r));
       }
       const std::string path = SuiteReportPath(o, o.backends[bi], presets[pi]);
-      std::string werr;
-      if (!WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results))), &werr)) {
-        std::fprintf(stderr, "locklab: %s\n", werr.c_str());
-        code = 1;
+      if (Status st = WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results)))); !st.ok()) {
+        std::fprintf(stderr, "locklab: %s\n", st.message().c_str());
+        ok = false;
       } else if (o.progress) {
         std::fprintf(stderr, "report: %s\n", path.c_str());
       }
     }
   }
+  return ok;
+}
+
+void PrintSuiteTable(const SuiteOptions& o, const std::vector<std::vector<RunResult>>& groups, std::ostream& out) {
+  const auto& algs = Algorithms();
+  const auto& presets = SuitePresets();
+  std::vector<std::vector<const RunResult*>> cells(algs.size());  // [algorithm][group]
   for (auto& g : groups)
     for (size_t ai = 0; ai < g.size(); ++ai) cells[ai].push_back(&g[ai]);
-
-  if (o.quiet) return code;
   constexpr size_t kCells = 4;  // figures per (backend, preset) group
   std::vector<std::string> header = {"algorithm"};
   const bool many_backends = o.backends.size() > 1;
@@ -140,7 +150,17 @@ int RunSuite(const SuiteOptions& o, std::ostream& out, std::string* error) {
   for (size_t bi = 0; bi < o.backends.size(); ++bi)
     out << (bi ? ", " : "") << o.out_dir << "/suite-" << o.backends[bi] << "/";
   out << "\n";
-  return code;
+}
+
+}  // namespace
+
+Status RunSuite(const SuiteOptions& o, std::ostream& out) {
+  Result<SpecGrid> specs = ResolveSuite(o);
+  if (!specs.ok()) return specs.status();
+  std::vector<std::vector<RunResult>> groups;
+  const bool ok = RunGroups(o, *specs, &groups);
+  if (!o.quiet) PrintSuiteTable(o, groups, out);
+  return ok ? Status::Ok() : Status::Failed("a run did not complete or a report could not be written (see stderr)");
 }
 
 }  // namespace locklab

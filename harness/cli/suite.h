@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
@@ -39,8 +40,8 @@ RunSpec SuiteSpec(const SuiteOptions& o, const std::string& backend, const Suite
 std::string SuiteReportPath(const SuiteOptions& o, const std::string& backend, const SuitePreset& p);
 
 // Runs the whole suite, writes the reports, prints the table to `out` and progress to stderr.
-// Returns the exit code: 0 all runs completed, 1 a run did not complete or a report could not be
-// written, 2 bad input (*error says what).
-int RunSuite(const SuiteOptions& o, std::ostream& out, std::string* error);
+// ok: all runs completed; kFailed: a run did not complete or a report could not be written (said
+// on stderr as it happened); kInvalid: bad input, found before any run started.
+Status RunSuite(const SuiteOptions& o, std::ostream& out);
 
 }  // namespace locklab

@@ -23,7 +23,7 @@ RunSpec RealSpec(const std::string& algorithm) {
 
 RunResult RunReal(RunSpec s) {
   std::string err;
-  EXPECT_TRUE(ResolveSpec(&s, &err)) << err;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
   RunResult r = RunOne(s, false);
   EXPECT_TRUE(r.completed) << r.error;
   return r;

@@ -78,10 +78,11 @@ RunSpec ReplayDefaults(const RunSpec& spec) {
   d.backend = spec.backend;
   d.algorithm = spec.algorithm;
   d.retry = spec.retry;
-  d.redis = spec.redis;
+  // The server list only decides whether a sim spec resolves (--redis is redis-only); for the
+  // redis backend it is left out, so that no address is checked or looked up here.
+  if (spec.backend != "redis") d.redis = spec.redis;
   RunSpec resolved = d;
-  std::string ignored;
-  if (ResolveSpec(&resolved, &ignored)) return resolved;
+  if (ResolveSpec(&resolved).ok()) return resolved;
   return d;
 }
 
@@ -275,38 +276,32 @@ json BuildReport(const std::vector<RunResult>& runs, const ReportContext& ctx) {
 
 std::string ReportText(const json& report) { return report.dump(2) + "\n"; }
 
-bool WriteFileAtomic(const std::string& path, const std::string& text, std::string* error) {
+Status WriteFileAtomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   const fs::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) {
     fs::create_directories(p.parent_path(), ec);
-    if (ec) {
-      *error = "cannot create directory " + p.parent_path().string() + ": " + ec.message();
-      return false;
-    }
+    if (ec) return Status::Failed("cannot create directory " + p.parent_path().string() + ": " + ec.message());
   }
   // Same directory as the target, so rename() is atomic (no cross-filesystem move).
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    *error = "cannot write " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
+  if (f == nullptr) return Status::Failed("cannot write " + tmp + ": " + std::strerror(errno));
   const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const int write_errno = errno;
   const bool closed = std::fclose(f) == 0;
   if (!wrote || !closed) {
-    *error = "cannot write " + tmp + ": " + std::strerror(wrote ? errno : write_errno);
+    const Status failed = Status::Failed("cannot write " + tmp + ": " + std::strerror(wrote ? errno : write_errno));
     std::remove(tmp.c_str());
-    return false;
+    return failed;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+    const Status failed = Status::Failed("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
     std::remove(tmp.c_str());
-    return false;
+    return failed;
   }
-  return true;
+  return Status::Ok();
 }
 
 }  // namespace locklab

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
@@ -48,8 +49,8 @@ std::string ShellQuote(const std::string& s);
 std::string ReportText(const nlohmann::json& report);
 
 // Writes PATH.tmp in the same directory, then renames it over PATH, so a reader never sees a
-// half-written report. Creates missing directories. false + a one-line *error on failure
+// half-written report. Creates missing directories. kFailed with a one-line message on failure
 // (the .tmp file is removed).
-bool WriteFileAtomic(const std::string& path, const std::string& text, std::string* error);
+Status WriteFileAtomic(const std::string& path, const std::string& text);
 
 }  // namespace locklab

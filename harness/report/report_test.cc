@@ -27,7 +27,7 @@ RunResult FakeResult(const std::string& algorithm, uint64_t seed) {
   r.spec.faults.gc_pause_ms = 1500;
   r.spec.faults.gc_pause_rate = 0.5;
   std::string error;
-  EXPECT_TRUE(ResolveSpec(&r.spec, &error)) << error;
+  EXPECT_TRUE(ResolveSpec(&r.spec).ok(&error)) << error;
   r.completed = true;
   r.duration_us = 2'000'000;
   r.commands.total = 30;
@@ -125,10 +125,11 @@ TEST(Report, SweepConfigLoadsBackAsTheSameRuns) {
   std::string error;
   ASSERT_TRUE(ConfigFromJson(json::parse(R"({"algorithms": ["token:release=del", "fencing"], "seeds": [3, 4],
                                               "clients": 4})"),
-                             &cfg, &error));
+                             &cfg)
+                  .ok(&error));
   std::vector<RunResult> runs;
   for (RunSpec s : ExpandSweep(cfg)) {
-    ASSERT_TRUE(ResolveSpec(&s, &error)) << error;
+    ASSERT_TRUE(ResolveSpec(&s).ok(&error)) << error;
     runs.push_back(RunResult{});
     runs.back().spec = s;
   }
@@ -136,7 +137,7 @@ TEST(Report, SweepConfigLoadsBackAsTheSameRuns) {
   EXPECT_TRUE(config.contains("algorithms"));
   EXPECT_TRUE(config.contains("seeds"));
   ConfigFile back;
-  ASSERT_TRUE(ConfigFromJson(config, &back, &error)) << error;
+  ASSERT_TRUE(ConfigFromJson(config, &back).ok(&error)) << error;
   const std::vector<RunSpec> again = ExpandSweep(back);
   ASSERT_EQ(again.size(), runs.size());
   for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(ToJson(again[i]), ToJson(runs[i].spec)) << i;
@@ -175,25 +176,25 @@ std::vector<std::string> ShellSplit(const std::string& line) {
 
 void ExpectReplayRoundTrip(RunSpec spec) {
   std::string error;
-  ASSERT_TRUE(ResolveSpec(&spec, &error)) << error;
+  ASSERT_TRUE(ResolveSpec(&spec).ok(&error)) << error;
   const std::string cmd = ReplayCommand(spec);
   std::vector<std::string> words = ShellSplit(cmd);
   ASSERT_GE(words.size(), 2u);
   EXPECT_EQ(words[0], "locklab");
   EXPECT_EQ(words[1], "run");
-  RunRequest req;
-  ASSERT_TRUE(ParseRunArgs(std::vector<std::string>(words.begin() + 2, words.end()), &req, &error))
-      << cmd << ": " << error;
+  Result<RunRequest> parsed = ParseRunArgs(std::vector<std::string>(words.begin() + 2, words.end()));
+  ASSERT_TRUE(parsed.ok(&error)) << cmd << ": " << error;
+  const RunRequest& req = *parsed;
   ASSERT_EQ(req.specs.size(), 1u);
   RunSpec back = req.specs[0];
-  ASSERT_TRUE(ResolveSpec(&back, &error)) << error;
+  ASSERT_TRUE(ResolveSpec(&back).ok(&error)) << error;
   EXPECT_EQ(ToJson(back).dump(), ToJson(spec).dump()) << cmd;
 }
 
 TEST(Replay, DefaultSpecIsShort) {
   RunSpec s;
   std::string error;
-  ASSERT_TRUE(ResolveSpec(&s, &error));
+  ASSERT_TRUE(ResolveSpec(&s).ok(&error));
   EXPECT_EQ(ReplayCommand(s), "locklab run --backend sim --algorithm token --seed 1");
   ExpectReplayRoundTrip(s);
 }
@@ -212,7 +213,7 @@ TEST(Replay, RedisBackendWithServers) {
   RunSpec s;
   s.backend = "redis";
   s.algorithm = "redlock";
-  s.redis = {"127.0.0.1:7001", "127.0.0.1:7002"};
+  s.redis = {"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003", "127.0.0.1:7004", "127.0.0.1:7005"};  // 5 nodes
   ExpectReplayRoundTrip(s);
 }
 
@@ -243,9 +244,9 @@ std::string ReadAll(const std::filesystem::path& p) {
 TEST_F(AtomicWrite, CreatesDirectoriesAndLeavesNoTmp) {
   const std::filesystem::path path = dir_ / "a" / "b" / "report.json";
   std::string error;
-  ASSERT_TRUE(WriteFileAtomic(path.string(), "{}\n", &error)) << error;
+  ASSERT_TRUE(WriteFileAtomic(path.string(), "{}\n").ok(&error)) << error;
   EXPECT_EQ(ReadAll(path), "{}\n");
-  ASSERT_TRUE(WriteFileAtomic(path.string(), "{\"x\": 1}\n", &error)) << error;  // replaces
+  ASSERT_TRUE(WriteFileAtomic(path.string(), "{\"x\": 1}\n").ok(&error)) << error;  // replaces
   EXPECT_EQ(ReadAll(path), "{\"x\": 1}\n");
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(path.parent_path())) {
@@ -259,7 +260,7 @@ TEST_F(AtomicWrite, FailureIsOneClearLine) {
   std::filesystem::create_directories(dir_);
   std::ofstream(dir_ / "file") << "x";
   std::string error;
-  EXPECT_FALSE(WriteFileAtomic((dir_ / "file" / "report.json").string(), "{}", &error));  // parent is a file
+  EXPECT_FALSE(WriteFileAtomic((dir_ / "file" / "report.json").string(), "{}").ok(&error));  // parent is a file
   EXPECT_FALSE(error.empty());
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }

@@ -16,53 +16,48 @@ namespace {
 
 using nlohmann::json;
 
-bool Fail(std::string* error, std::string msg) {
-  *error = std::move(msg);
-  return false;
-}
-
-
 std::string Quote(const std::string& key) { return "'" + key + "'"; }
 
 // "faults.plan[0]" + "kind"; a bare key when there is no prefix.
 std::string Path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
 
-
-bool ReadInt64(const json& v, const std::string& key, int64_t lo, int64_t hi, int64_t* out, std::string* error) {
-  if (!v.is_number_integer()) return Fail(error, Quote(key) + " must be an integer (got " + ShownJson(v) + ")");
+Status ReadInt64(const json& v, const std::string& key, int64_t lo, int64_t hi, int64_t* out) {
+  if (!v.is_number_integer()) return Status::Invalid(Quote(key) + " must be an integer (got " + ShownJson(v) + ")");
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
-    return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
+    return Status::Invalid(Quote(key) + " is out of range (got " + ShownJson(v) + ")");
   int64_t x = v.get<int64_t>();
-  if (x < lo || x > hi) return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
+  if (x < lo || x > hi) return Status::Invalid(Quote(key) + " is out of range (got " + ShownJson(v) + ")");
   *out = x;
-  return true;
+  return Status::Ok();
 }
 
 // Reads one scalar field of a RunSpec from `v`, type-checked.
-bool ReadField(const SpecField& f, const json& v, RunSpec* spec, std::string* error) {
+Status ReadField(const SpecField& f, const json& v, RunSpec* spec) {
   const std::string key = f.path();
   return std::visit(
-      [&](auto* p) -> bool {
+      [&](auto* p) -> Status {
         using T = std::remove_pointer_t<decltype(p)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          if (!v.is_string()) return Fail(error, Quote(key) + " must be a string (got " + ShownJson(v) + ")");
+          if (!v.is_string()) return Status::Invalid(Quote(key) + " must be a string (got " + ShownJson(v) + ")");
           *p = v.get<std::string>();
         } else if constexpr (std::is_same_v<T, bool>) {
-          if (!v.is_boolean()) return Fail(error, Quote(key) + " must be true or false (got " + ShownJson(v) + ")");
+          if (!v.is_boolean()) return Status::Invalid(Quote(key) + " must be true or false (got " + ShownJson(v) + ")");
           *p = v.get<bool>();
         } else if constexpr (std::is_same_v<T, double>) {
-          if (!v.is_number()) return Fail(error, Quote(key) + " must be a number (got " + ShownJson(v) + ")");
+          if (!v.is_number()) return Status::Invalid(Quote(key) + " must be a number (got " + ShownJson(v) + ")");
+          if (!std::isfinite(v.get<double>()))
+            return Status::Invalid(Quote(key) + " must be a finite number (got " + ShownJson(v) + ")");
           *p = v.get<double>();
         } else if constexpr (std::is_same_v<T, uint64_t>) {
           if (!v.is_number_unsigned())
-            return Fail(error, Quote(key) + " must be a non-negative integer (got " + ShownJson(v) + ")");
+            return Status::Invalid(Quote(key) + " must be a non-negative integer (got " + ShownJson(v) + ")");
           *p = v.get<uint64_t>();
         } else {
           int64_t x = 0;
-          if (!ReadInt64(v, key, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), &x, error)) return false;
+          LOCKLAB_RETURN_IF_ERROR(ReadInt64(v, key, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), &x));
           *p = static_cast<T>(x);
         }
-        return true;
+        return Status::Ok();
       },
       f.get(*spec));
 }
@@ -78,8 +73,8 @@ json OptionsJson(const Options& o) {
 }
 
 // An object of strings; numbers and booleans are taken as their text, for hand-written files.
-bool ReadOptions(const json& v, const std::string& key, Options* out, std::string* error) {
-  if (!v.is_object()) return Fail(error, Quote(key) + " must be an object of strings (got " + ShownJson(v) + ")");
+Status ReadOptions(const json& v, const std::string& key, Options* out) {
+  if (!v.is_object()) return Status::Invalid(Quote(key) + " must be an object of strings (got " + ShownJson(v) + ")");
   Options o;
   for (const auto& [k, x] : v.items()) {
     if (x.is_string())
@@ -89,10 +84,10 @@ bool ReadOptions(const json& v, const std::string& key, Options* out, std::strin
     else if (x.is_number_integer())
       o.Set(k, x.dump());
     else
-      return Fail(error, Quote(key + "." + k) + " must be a string (got " + ShownJson(x) + ")");
+      return Status::Invalid(Quote(key + "." + k) + " must be a string (got " + ShownJson(x) + ")");
   }
   *out = o;
-  return true;
+  return Status::Ok();
 }
 
 // Which FaultAction fields a kind uses (the rest are written only when set).
@@ -112,20 +107,20 @@ KindUses Uses(FaultAction::Kind k) {
 // µs -> ms for JSON: an integer when whole, else a fraction (exact to the µs).
 json MsJson(int64_t us) { return us % 1000 == 0 ? json(us / 1000) : json(static_cast<double>(us) / 1000.0); }
 
-bool ReadMs(const json& v, const std::string& key, int64_t* us, std::string* error) {
+Status ReadMs(const json& v, const std::string& key, int64_t* us) {
   constexpr int64_t kMaxMs = 9'000'000'000'000;  // keeps µs inside int64
   if (v.is_number_integer()) {
     int64_t ms = 0;
-    if (!ReadInt64(v, key, -kMaxMs, kMaxMs, &ms, error)) return false;
+    LOCKLAB_RETURN_IF_ERROR(ReadInt64(v, key, -kMaxMs, kMaxMs, &ms));
     *us = ms * 1000;
-    return true;
+    return Status::Ok();
   }
-  if (!v.is_number()) return Fail(error, Quote(key) + " must be a number of ms (got " + ShownJson(v) + ")");
+  if (!v.is_number()) return Status::Invalid(Quote(key) + " must be a number of ms (got " + ShownJson(v) + ")");
   double ms = v.get<double>();
   if (!std::isfinite(ms) || std::fabs(ms) > static_cast<double>(kMaxMs))
-    return Fail(error, Quote(key) + " is out of range (got " + ShownJson(v) + ")");
+    return Status::Invalid(Quote(key) + " is out of range (got " + ShownJson(v) + ")");
   *us = std::llround(ms * 1000.0);
-  return true;
+  return Status::Ok();
 }
 
 std::string KindList() {
@@ -145,17 +140,16 @@ std::string ShownJson(const json& v) {
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
 
-bool CheckJsonKeys(const json& obj, const std::vector<std::string>& known, const std::string& prefix,
-                   std::string* error) {
+Status CheckJsonKeys(const json& obj, const std::vector<std::string>& known, const std::string& prefix) {
   for (const auto& [k, v] : obj.items()) {
     bool ok = false;
     for (const auto& n : known) ok = ok || n == k;
     if (ok) continue;
     std::string list;
     for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    return Fail(error, "unknown key " + Quote(prefix + k) + " (expected one of: " + list + ")");
+    return Status::Invalid("unknown key " + Quote(prefix + k) + " (expected one of: " + list + ")");
   }
-  return true;
+  return Status::Ok();
 }
 
 json ToJson(const FaultAction& a) {
@@ -203,105 +197,108 @@ json ToJson(const RunSpec& spec) {
 
 namespace {
 
-bool ReadClientPlans(const json& v, std::vector<ClientPlan>* out, std::string* error) {
-  if (!v.is_array()) return Fail(error, "'client_plans' must be a list of objects (got " + ShownJson(v) + ")");
+Status ReadClientPlans(const json& v, std::vector<ClientPlan>* out) {
+  if (!v.is_array()) return Status::Invalid("'client_plans' must be a list of objects (got " + ShownJson(v) + ")");
   const std::vector<std::string> keys = {"start_ms", "requests", "hold_ms", "acquire_timeout_ms"};
   std::vector<ClientPlan> plans;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string where = "client_plans[" + std::to_string(i) + "]";
-    if (!v[i].is_object()) return Fail(error, Quote(where) + " must be an object (got " + ShownJson(v[i]) + ")");
-    if (!CheckJsonKeys(v[i], keys, where + ".", error)) return false;
+    if (!v[i].is_object()) return Status::Invalid(Quote(where) + " must be an object (got " + ShownJson(v[i]) + ")");
+    LOCKLAB_RETURN_IF_ERROR(CheckJsonKeys(v[i], keys, where + "."));
     ClientPlan p;
     for (const auto& [key, x] : v[i].items()) {
       int64_t* field = key == "start_ms" ? &p.start_ms : key == "requests" ? &p.requests
                      : key == "hold_ms"  ? &p.hold_ms  : &p.acquire_timeout_ms;
-      if (!ReadInt64(x, where + "." + key, -1, std::numeric_limits<int64_t>::max(), field, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadInt64(x, where + "." + key, -1, std::numeric_limits<int64_t>::max(), field));
     }
     plans.push_back(p);
   }
   *out = std::move(plans);
-  return true;
+  return Status::Ok();
 }
 
 }  // namespace
 
-bool FromJson(const json& j, FaultAction* out, const std::string& where, std::string* error) {
-  if (!j.is_object()) return Fail(error, Quote(where) + " must be an object (got " + ShownJson(j) + ")");
-  if (!CheckJsonKeys(j, kFaultActionKeys, where.empty() ? "" : where + ".", error)) return false;
+Result<FaultAction> FaultActionFromJson(const json& j, const std::string& where) {
+  if (!j.is_object()) return Status::Invalid(Quote(where) + " must be an object (got " + ShownJson(j) + ")");
+  LOCKLAB_RETURN_IF_ERROR(CheckJsonKeys(j, kFaultActionKeys, where.empty() ? "" : where + "."));
   FaultAction a;
-  if (!j.contains("kind")) return Fail(error, Quote(Path(where, "kind")) + " is missing (one of: " + KindList() + ")");
+  if (!j.contains("kind"))
+    return Status::Invalid(Quote(Path(where, "kind")) + " is missing (one of: " + KindList() + ")");
   const json& k = j["kind"];
   if (!k.is_string() || !ParseFaultKind(k.get<std::string>(), &a.kind))
-    return Fail(error, Quote(Path(where, "kind")) + " must be one of: " + KindList() + " (got " + ShownJson(k) + ")");
+    return Status::Invalid(Quote(Path(where, "kind")) + " must be one of: " + KindList() + " (got " + ShownJson(k) +
+                           ")");
   int64_t x = 0;
   constexpr int64_t kIntMax = std::numeric_limits<int>::max();
   for (const auto& [key, v] : j.items()) {
     const std::string path = Path(where, key);
-    if (key == "at_ms" && !ReadMs(v, path, &a.at_us, error)) return false;
-    if (key == "duration_ms" && !ReadMs(v, path, &a.duration_us, error)) return false;
-    if (key == "delta_ms" && !ReadMs(v, path, &a.delta_us, error)) return false;
+    if (key == "at_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.at_us));
+    if (key == "duration_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.duration_us));
+    if (key == "delta_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.delta_us));
     if (key == "target" || key == "node" || key == "occurrence") {
-      if (!ReadInt64(v, path, -kIntMax, kIntMax, &x, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadInt64(v, path, -kIntMax, kIntMax, &x));
       (key == "target" ? a.target : key == "node" ? a.node : a.occurrence) = static_cast<int>(x);
     }
     if (key == "command") {
-      if (!v.is_string()) return Fail(error, Quote(path) + " must be a string (got " + ShownJson(v) + ")");
+      if (!v.is_string()) return Status::Invalid(Quote(path) + " must be a string (got " + ShownJson(v) + ")");
       a.command = v.get<std::string>();
     }
     if (key == "on_send") {
       if (!v.is_string() || v.get<std::string>().empty())
-        return Fail(error, Quote(path) + " must be a command name or \"*\" (got " + ShownJson(v) + ")");
+        return Status::Invalid(Quote(path) + " must be a command name or \"*\" (got " + ShownJson(v) + ")");
       a.on_send = v.get<std::string>();
     }
   }
-  *out = a;
-  return true;
+  return a;
 }
 
-bool FromJson(const json& j, RunSpec* spec, std::string* error) {
-  if (!j.is_object()) return Fail(error, "a run spec must be a JSON object (got " + ShownJson(j) + ")");
+Status FromJson(const json& j, RunSpec* spec) {
+  if (!j.is_object()) return Status::Invalid("a run spec must be a JSON object (got " + ShownJson(j) + ")");
   std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults", "client_plans"};
   std::vector<std::string> fault_keys = {"plan"};
   for (const SpecField& f : SpecFields()) (f.in_faults ? fault_keys : top).push_back(f.key);
-  if (!CheckJsonKeys(j, top, "", error)) return false;
+  LOCKLAB_RETURN_IF_ERROR(CheckJsonKeys(j, top, ""));
   RunSpec s = *spec;  // untouched on failure
   for (const auto& [key, v] : j.items()) {
     if (const SpecField* f = FindSpecField(key, false)) {
-      if (!ReadField(*f, v, &s, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadField(*f, v, &s));
     } else if (key == "algorithm_options") {
-      if (!ReadOptions(v, key, &s.algorithm_options, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadOptions(v, key, &s.algorithm_options));
     } else if (key == "retry_options") {
-      if (!ReadOptions(v, key, &s.retry_options, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadOptions(v, key, &s.retry_options));
     } else if (key == "redis") {
-      if (!v.is_array()) return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(v) + ")");
+      if (!v.is_array())
+        return Status::Invalid("'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(v) + ")");
       s.redis.clear();
       for (const json& e : v) {
         if (!e.is_string())
-          return Fail(error, "'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(e) + ")");
+          return Status::Invalid("'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(e) + ")");
         s.redis.push_back(e.get<std::string>());
       }
     } else if (key == "client_plans") {
-      if (!ReadClientPlans(v, &s.client_plans, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadClientPlans(v, &s.client_plans));
     } else if (key == "faults") {
-      if (!v.is_object()) return Fail(error, "'faults' must be an object (got " + ShownJson(v) + ")");
-      if (!CheckJsonKeys(v, fault_keys, "faults.", error)) return false;
+      if (!v.is_object()) return Status::Invalid("'faults' must be an object (got " + ShownJson(v) + ")");
+      LOCKLAB_RETURN_IF_ERROR(CheckJsonKeys(v, fault_keys, "faults."));
       for (const auto& [fk, fv] : v.items()) {
         if (const SpecField* f = FindSpecField(fk, true)) {
-          if (!ReadField(*f, fv, &s, error)) return false;
+          LOCKLAB_RETURN_IF_ERROR(ReadField(*f, fv, &s));
         } else {  // plan
-          if (!fv.is_array()) return Fail(error, "'faults.plan' must be a list of faults (got " + ShownJson(fv) + ")");
+          if (!fv.is_array())
+            return Status::Invalid("'faults.plan' must be a list of faults (got " + ShownJson(fv) + ")");
           s.faults.plan.clear();
           for (size_t i = 0; i < fv.size(); ++i) {
-            FaultAction a;
-            if (!FromJson(fv[i], &a, "faults.plan[" + std::to_string(i) + "]", error)) return false;
-            s.faults.plan.push_back(a);
+            Result<FaultAction> a = FaultActionFromJson(fv[i], "faults.plan[" + std::to_string(i) + "]");
+            if (!a.ok()) return a.status();
+            s.faults.plan.push_back(*a);
           }
         }
       }
     }
   }
   *spec = s;
-  return true;
+  return Status::Ok();
 }
 
 std::string AlgorithmChoice::ToString() const {
@@ -309,32 +306,32 @@ std::string AlgorithmChoice::ToString() const {
   return o.empty() ? name : name + ":" + o;
 }
 
-bool ParseAlgorithmChoice(const std::string& text, AlgorithmChoice* out, std::string* error) {
+Result<AlgorithmChoice> ParseAlgorithmChoice(const std::string& text) {
   const size_t colon = text.find(':');
   AlgorithmChoice c;
   c.name = text.substr(0, colon);
-  if (c.name.empty()) return Fail(error, "empty algorithm name in '" + text + "' (expected NAME or NAME:opt=v,...)");
-  if (colon != std::string::npos && !Options::Parse(text.substr(colon + 1), &c.options, error)) {
-    *error = "algorithm '" + text + "': " + *error;
-    return false;
+  if (c.name.empty())
+    return Status::Invalid("empty algorithm name in '" + text + "' (expected NAME or NAME:opt=v,...)");
+  if (colon != std::string::npos) {
+    Result<Options> options = Options::Parse(text.substr(colon + 1));
+    if (!options.ok()) return options.status().Prefixed("algorithm '" + text + "'");
+    c.options = std::move(options).value();
   }
-  *out = c;
-  return true;
+  return c;
 }
 
-bool ParseFaultFlag(const std::string& text, FaultAction* out, std::string* error) {
+Result<FaultAction> ParseFaultFlag(const std::string& text) {
   const std::string where = "--fault " + text;
   const size_t colon = text.find(':');
   json j;
   j["kind"] = text.substr(0, colon);
   if (colon != std::string::npos) {
-    Options kv;
-    if (!Options::Parse(text.substr(colon + 1), &kv, error)) {
-      *error = "fault '" + text + "': " + *error + " (expected KIND:at_ms=N,target=N,...)";
-      return false;
-    }
-    for (const auto& [k, v] : kv.values()) {
-      if (k == "kind") return Fail(error, "fault '" + text + "': the kind goes before the ':'");
+    Result<Options> kv = Options::Parse(text.substr(colon + 1));
+    if (!kv.ok())
+      return Status::Invalid("fault '" + text + "': " + kv.status().message() +
+                             " (expected KIND:at_ms=N,target=N,...)");
+    for (const auto& [k, v] : kv->values()) {
+      if (k == "kind") return Status::Invalid("fault '" + text + "': the kind goes before the ':'");
       if (k == "command" || k == "on_send") {
         j[k] = v;
         continue;
@@ -349,15 +346,13 @@ bool ParseFaultFlag(const std::string& text, FaultAction* out, std::string* erro
       double d = 0;
       auto [pd, ed] = std::from_chars(v.data(), v.data() + v.size(), d);
       if (ed != std::errc() || pd != v.data() + v.size() || !std::isfinite(d))
-        return Fail(error, "fault '" + text + "': " + k + "=" + v + " is not a number");
+        return Status::Invalid("fault '" + text + "': " + k + "=" + v + " is not a number");
       j[k] = d;
     }
   }
-  if (!FromJson(j, out, "", error)) {
-    *error = "fault '" + text + "': " + *error;
-    return false;
-  }
-  return true;
+  Result<FaultAction> action = FaultActionFromJson(j, "");
+  if (!action.ok()) return action.status().Prefixed("fault '" + text + "'");
+  return action;
 }
 
 std::string FaultFlag(const FaultAction& a) {
@@ -376,113 +371,134 @@ std::string FaultFlag(const FaultAction& a) {
   return s;
 }
 
-bool ConfigFromJson(const json& in, ConfigFile* cfg, std::string* error) {
+namespace {
+
+// "algorithms": ["NAME[:opt=v,...]", ...] instead of algorithm / algorithm_options.
+Status ReadAlgorithmList(const json& j, ConfigFile* c) {
+  if (j.contains("algorithm") || j.contains("algorithm_options"))
+    return Status::Invalid("give either 'algorithm' (with 'algorithm_options') or 'algorithms', not both");
+  const json& a = j["algorithms"];
+  if (!a.is_array() || a.empty())
+    return Status::Invalid("'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " +
+                           ShownJson(a) + ")");
+  c->algorithms.clear();
+  for (const json& e : a) {
+    if (!e.is_string())
+      return Status::Invalid("'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(e) + ")");
+    Result<AlgorithmChoice> ch = ParseAlgorithmChoice(e.get<std::string>());
+    if (!ch.ok()) return ch.status();
+    c->algorithms.push_back(std::move(ch).value());
+  }
+  return Status::Ok();
+}
+
+// "seeds": [1, 2, ...] instead of seed.
+Status ReadSeedList(const json& j, ConfigFile* c) {
+  if (j.contains("seed")) return Status::Invalid("give either 'seed' or 'seeds', not both");
+  const json& s = j["seeds"];
+  if (!s.is_array() || s.empty())
+    return Status::Invalid("'seeds' must be a non-empty list of non-negative integers (got " + ShownJson(s) + ")");
+  c->seeds.clear();
+  for (const json& e : s) {
+    if (!e.is_number_unsigned())
+      return Status::Invalid("'seeds' must be a list of non-negative integers (got " + ShownJson(e) + ")");
+    c->seeds.push_back(e.get<uint64_t>());
+  }
+  return Status::Ok();
+}
+
+// "sweep": {"KEY": [values...], ...}; every value is checked now, so a bad one fails before any run.
+Status ReadSweep(const json& sw, ConfigFile* c) {
+  if (!sw.is_object() || sw.empty())
+    return Status::Invalid(
+        "'sweep' must be an object of lists, e.g. {\"retry\": [\"no3\", \"backoff\"], \"clients\": [10, 100]}");
+  c->sweep.clear();
+  for (const auto& [key, values] : sw.items()) {
+    if (!values.is_array() || values.empty())
+      return Status::Invalid("'sweep." + key + "' must be a non-empty list (got " + ShownJson(values) + ")");
+    for (const json& v : values) {
+      RunSpec probe;
+      if (Status st = ApplySweepValue(key, v, &probe); !st.ok()) return st.Prefixed("'sweep." + key + "'");
+    }
+    c->sweep.emplace_back(key, std::vector<json>(values.begin(), values.end()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ConfigFromJson(const json& in, ConfigFile* cfg) {
   const json* src = &in;
   // A report holds the config it ran: accept it, so a report can be re-run as it is.
   if (in.is_object() && in.contains("schema") && in["schema"].is_string() &&
       in["schema"].get<std::string>().rfind("locklab.report/", 0) == 0) {
-    if (!in.contains("config")) return Fail(error, "report has no 'config'");
+    if (!in.contains("config")) return Status::Invalid("report has no 'config'");
     src = &in["config"];
   }
-  if (!src->is_object()) return Fail(error, "a config must be a JSON object (got " + ShownJson(*src) + ")");
+  if (!src->is_object()) return Status::Invalid("a config must be a JSON object (got " + ShownJson(*src) + ")");
   json j = *src;
   ConfigFile c = *cfg;
   if (j.contains("comment")) {  // free text for the reader of the file
-    if (!j["comment"].is_string()) return Fail(error, "'comment' must be a string");
+    if (!j["comment"].is_string()) return Status::Invalid("'comment' must be a string");
     j.erase("comment");
   }
   if (j.contains("algorithms")) {
-    if (j.contains("algorithm") || j.contains("algorithm_options"))
-      return Fail(error, "give either 'algorithm' (with 'algorithm_options') or 'algorithms', not both");
-    const json& a = j["algorithms"];
-    if (!a.is_array() || a.empty())
-      return Fail(error,
-                  "'algorithms' must be a non-empty list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(a) + ")");
-    c.algorithms.clear();
-    for (const json& e : a) {
-      AlgorithmChoice ch;
-      if (!e.is_string())
-        return Fail(error, "'algorithms' must be a list of \"NAME[:opt=v,...]\" strings (got " + ShownJson(e) + ")");
-      if (!ParseAlgorithmChoice(e.get<std::string>(), &ch, error)) return false;
-      c.algorithms.push_back(ch);
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadAlgorithmList(j, &c));
     j.erase("algorithms");
   }
   if (j.contains("seeds")) {
-    if (j.contains("seed")) return Fail(error, "give either 'seed' or 'seeds', not both");
-    const json& s = j["seeds"];
-    if (!s.is_array() || s.empty())
-      return Fail(error, "'seeds' must be a non-empty list of non-negative integers (got " + ShownJson(s) + ")");
-    c.seeds.clear();
-    for (const json& e : s) {
-      if (!e.is_number_unsigned())
-        return Fail(error, "'seeds' must be a list of non-negative integers (got " + ShownJson(e) + ")");
-      c.seeds.push_back(e.get<uint64_t>());
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadSeedList(j, &c));
     j.erase("seeds");
   }
   if (j.contains("sweep")) {
-    const json& sw = j["sweep"];
-    if (!sw.is_object() || sw.empty())
-      return Fail(error, "'sweep' must be an object of lists, e.g. {\"retry\": [\"no3\", \"backoff\"], \"clients\": [10, 100]}");
-    c.sweep.clear();
-    for (const auto& [key, values] : sw.items()) {
-      if (!values.is_array() || values.empty())
-        return Fail(error, "'sweep." + key + "' must be a non-empty list (got " + ShownJson(values) + ")");
-      // Every value must apply on its own: check each now, so a bad one fails before any run.
-      for (const json& v : values) {
-        RunSpec probe;
-        if (!ApplySweepValue(key, v, &probe, error)) return Fail(error, "'sweep." + key + "': " + *error);
-      }
-      c.sweep.emplace_back(key, std::vector<json>(values.begin(), values.end()));
-    }
+    LOCKLAB_RETURN_IF_ERROR(ReadSweep(j["sweep"], &c));
     j.erase("sweep");
   }
-  if (!FromJson(j, &c.base, error)) return false;
+  LOCKLAB_RETURN_IF_ERROR(FromJson(j, &c.base));
   size_t runs = std::max<size_t>(c.algorithms.size(), 1) * std::max<size_t>(c.seeds.size(), 1);
   for (const auto& [key, values] : c.sweep) runs = std::min<size_t>(runs * values.size(), kMaxSweepRuns + 1);
   if (runs > kMaxSweepRuns)
-    return Fail(error, "the sweep has " + std::to_string(runs) + " runs (limit " + std::to_string(kMaxSweepRuns) + ")");
+    return Status::Invalid("the sweep has " + std::to_string(runs) + " runs (limit " + std::to_string(kMaxSweepRuns) +
+                           ")");
   *cfg = c;
-  return true;
+  return Status::Ok();
 }
 
-bool LoadConfigFile(const std::string& path, ConfigFile* cfg, std::string* error) {
+Result<ConfigFile> LoadConfigFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) return Fail(error, path + ": cannot read (" + std::strerror(errno) + ")");
+  if (!f) return Status::Invalid(path + ": cannot read (" + std::strerror(errno) + ")");
   std::stringstream ss;
   ss << f.rdbuf();
   json j;
   try {
     // Comments are allowed: config files are written by hand.
     j = json::parse(ss.str(), nullptr, true, true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double (1e999)
     std::string what = e.what();
     size_t p = what.find("] ");  // drop "[json.exception.parse_error.101] "
-    return Fail(error, path + ": invalid JSON: " + (p == std::string::npos ? what : what.substr(p + 2)));
+    return Status::Invalid(path + ": invalid JSON: " + (p == std::string::npos ? what : what.substr(p + 2)));
   }
-  if (!ConfigFromJson(j, cfg, error)) {
-    *error = path + ": " + *error;
-    return false;
-  }
-  return true;
+  ConfigFile cfg;
+  if (Status st = ConfigFromJson(j, &cfg); !st.ok()) return st.Prefixed(path);
+  return cfg;
 }
 
-bool ApplySweepValue(const std::string& key, const json& value, RunSpec* spec, std::string* error) {
+Status ApplySweepValue(const std::string& key, const json& value, RunSpec* spec) {
   if (key == "retry") {
-    AlgorithmChoice c;  // the same NAME[:opt=v,...] form
-    if (!value.is_string() || !ParseAlgorithmChoice(value.get<std::string>(), &c, error))
-      return Fail(error, "a retry policy is \"NAME[:opt=v,...]\" (got " + ShownJson(value) + ")");
-    spec->retry = c.name;
-    spec->retry_options = c.options;
-    return true;
+    // The same NAME[:opt=v,...] form as an algorithm.
+    Result<AlgorithmChoice> c = value.is_string() ? ParseAlgorithmChoice(value.get<std::string>())
+                                                  : Result<AlgorithmChoice>(Status::Invalid("not a string"));
+    if (!c.ok()) return Status::Invalid("a retry policy is \"NAME[:opt=v,...]\" (got " + ShownJson(value) + ")");
+    spec->retry = c->name;
+    spec->retry_options = c->options;
+    return Status::Ok();
   }
-  if (key == "algorithm" || key == "seed")
-    return Fail(error, "use the lists 'algorithms' and 'seeds' for " + key);
+  if (key == "algorithm" || key == "seed") return Status::Invalid("use the lists 'algorithms' and 'seeds' for " + key);
   const bool in_faults = key.rfind("faults.", 0) == 0;
   const SpecField* f = FindSpecField(in_faults ? key.substr(7) : key, in_faults);
-  if (f == nullptr) return Fail(error, "not a scalar run field (e.g. clients, hold_ms, ttl_ms, faults.net_delay_ms, retry)");
-  return ReadField(*f, value, spec, error);
+  if (f == nullptr)
+    return Status::Invalid("not a scalar run field (e.g. clients, hold_ms, ttl_ms, faults.net_delay_ms, retry)");
+  return ReadField(*f, value, spec);
 }
 
 std::vector<RunSpec> ExpandSweep(const ConfigFile& cfg) {
@@ -497,8 +513,7 @@ std::vector<RunSpec> ExpandSweep(const ConfigFile& cfg) {
     for (const RunSpec& c : combos)
       for (const json& v : values) {
         RunSpec s = c;
-        std::string ignored;
-        ApplySweepValue(key, v, &s, &ignored);
+        (void)ApplySweepValue(key, v, &s);  // checked when read (ConfigFromJson)
         next.push_back(std::move(s));
       }
     combos = std::move(next);

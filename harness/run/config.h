@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
 
 // A JSON value as text for a one-line message, cut to 40 characters.
 std::string ShownJson(const nlohmann::json& v);
-// Every key of `obj` must be in `known`; else false and *error = "unknown key 'PREFIX+KEY'
-// (expected one of: ...)".
-bool CheckJsonKeys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& prefix,
-                   std::string* error);
+// Every key of `obj` must be in `known`; else kInvalid "unknown key 'PREFIX+KEY' (expected one
+// of: ...)".
+Status CheckJsonKeys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& prefix);
 
 // Deterministic: the same spec gives the same JSON (objects are sorted maps; doubles print in
 // their shortest round-trip form).
@@ -31,9 +31,12 @@ nlohmann::json ToJson(const FaultSpec& faults);
 // kind, at_ms and target always; the other fields when the kind uses them or they are set.
 nlohmann::json ToJson(const FaultAction& action);
 
-bool FromJson(const nlohmann::json& j, RunSpec* spec, std::string* error);
+// Reads the keys `j` holds into *spec (the others keep their values); *spec is untouched on
+// failure. Values are type- and range-checked here (doubles must be finite); the checks that
+// need the whole spec are ResolveSpec's.
+Status FromJson(const nlohmann::json& j, RunSpec* spec);
 // `where` prefixes messages, e.g. "faults.plan[2]".
-bool FromJson(const nlohmann::json& j, FaultAction* action, const std::string& where, std::string* error);
+Result<FaultAction> FaultActionFromJson(const nlohmann::json& j, const std::string& where);
 
 // "NAME" or "NAME:opt=v,...".
 struct AlgorithmChoice {
@@ -41,10 +44,11 @@ struct AlgorithmChoice {
   Options options;
   std::string ToString() const;  // "name" or "name:a=1,b=2" (sorted)
 };
-bool ParseAlgorithmChoice(const std::string& text, AlgorithmChoice* out, std::string* error);
+// The options are parsed, not checked: ResolveSpec checks them against the algorithm.
+Result<AlgorithmChoice> ParseAlgorithmChoice(const std::string& text);
 
 // "kind:at_ms=500,target=0,duration_ms=1500" (the keys of the JSON form).
-bool ParseFaultFlag(const std::string& text, FaultAction* out, std::string* error);
+Result<FaultAction> ParseFaultFlag(const std::string& text);
 std::string FaultFlag(const FaultAction& action);
 
 // A config file: the fields of a RunSpec, plus optional sweep lists
@@ -63,14 +67,15 @@ struct ConfigFile {
 };
 constexpr size_t kMaxSweepRuns = 100'000;
 
-// Starts from cfg's current contents (defaults for a fresh ConfigFile).
-bool ConfigFromJson(const nlohmann::json& j, ConfigFile* cfg, std::string* error);
-// Reads and parses the file; messages start with the path.
-bool LoadConfigFile(const std::string& path, ConfigFile* cfg, std::string* error);
+// Starts from cfg's current contents (defaults for a fresh ConfigFile); *cfg is untouched on
+// failure.
+Status ConfigFromJson(const nlohmann::json& j, ConfigFile* cfg);
+// Reads and parses the file (a fresh ConfigFile); messages start with the path.
+Result<ConfigFile> LoadConfigFile(const std::string& path);
 // The cartesian product algorithms x sweep x seeds, algorithm-major. Specs are not resolved.
 std::vector<RunSpec> ExpandSweep(const ConfigFile& cfg);
 // Sets one sweep value ("retry": "NAME[:opts]", or a scalar field; "faults.KEY" for a fault
-// field) on *spec. false + *error when the key or the value does not fit.
-bool ApplySweepValue(const std::string& key, const nlohmann::json& value, RunSpec* spec, std::string* error);
+// field) on *spec. kInvalid when the key or the value does not fit.
+Status ApplySweepValue(const std::string& key, const nlohmann::json& value, RunSpec* spec);
 
 }  // namespace locklab

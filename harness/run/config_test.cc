@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ TEST(ConfigJson, RoundTripGivesTheSameJson) {
   const json j = ToJson(s);
   RunSpec back;
   std::string error;
-  ASSERT_TRUE(FromJson(json::parse(j.dump()), &back, &error)) << error;
+  ASSERT_TRUE(FromJson(json::parse(j.dump()), &back).ok(&error)) << error;
   EXPECT_EQ(ToJson(back).dump(), j.dump());
   EXPECT_EQ(back.seed, s.seed);
   ASSERT_EQ(back.faults.plan.size(), s.faults.plan.size());
@@ -36,7 +37,7 @@ TEST(ConfigJson, DefaultSpecRoundTripsToo) {
   RunSpec back;
   std::string error;
   back.clients = 99;  // absent keys keep what the spec had, so start elsewhere
-  ASSERT_TRUE(FromJson(ToJson(RunSpec()), &back, &error)) << error;
+  ASSERT_TRUE(FromJson(ToJson(RunSpec()), &back).ok(&error)) << error;
   EXPECT_EQ(ToJson(back).dump(), ToJson(RunSpec()).dump());
 }
 
@@ -54,8 +55,9 @@ TEST(ConfigJson, IsDeterministic) {
 TEST(ConfigJson, MsInJsonMicrosecondsInFaultAction) {
   FaultAction a;
   std::string error;
-  ASSERT_TRUE(FromJson(json::parse(R"({"kind":"partition","at_ms":1.5,"target":0,"node":2,"duration_ms":20})"), &a, "p",
-                       &error))
+  ASSERT_TRUE(Take(
+      FaultActionFromJson(json::parse(R"({"kind":"partition","at_ms":1.5,"target":0,"node":2,"duration_ms":20})"), "p"),
+      &a, &error))
       << error;
   EXPECT_EQ(a.kind, FaultAction::Kind::kPartition);
   EXPECT_EQ(a.at_us, 1500);
@@ -91,7 +93,7 @@ TEST(ConfigJson, RejectsWithOneLineNamingTheKey) {
   for (const BadCase& c : cases) {
     RunSpec s;
     std::string error;
-    EXPECT_FALSE(FromJson(json::parse(c.json), &s, &error)) << c.json;
+    EXPECT_FALSE(FromJson(json::parse(c.json), &s).ok(&error)) << c.json;
     EXPECT_NE(error.find(c.must_mention), std::string::npos) << c.json << " -> " << error;
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   }
@@ -100,21 +102,21 @@ TEST(ConfigJson, RejectsWithOneLineNamingTheKey) {
 TEST(ConfigJson, FailureLeavesTheSpecAlone) {
   RunSpec s;
   std::string error;
-  EXPECT_FALSE(FromJson(json::parse(R"({"clients": 3, "bogus": 1})"), &s, &error));
+  EXPECT_FALSE(FromJson(json::parse(R"({"clients": 3, "bogus": 1})"), &s).ok(&error));
   EXPECT_EQ(s.clients, RunSpec().clients);
 }
 
 TEST(AlgorithmChoice, ParsesNameAndOptions) {
   AlgorithmChoice c;
   std::string error;
-  ASSERT_TRUE(ParseAlgorithmChoice("timestamp:recovery=del,getset-nil=fail", &c, &error)) << error;
+  ASSERT_TRUE(Take(ParseAlgorithmChoice("timestamp:recovery=del,getset-nil=fail"), &c, &error)) << error;
   EXPECT_EQ(c.name, "timestamp");
   EXPECT_EQ(c.options.Get("recovery"), "del");
   EXPECT_EQ(c.ToString(), "timestamp:getset-nil=fail,recovery=del");
-  ASSERT_TRUE(ParseAlgorithmChoice("token", &c, &error));
+  ASSERT_TRUE(Take(ParseAlgorithmChoice("token"), &c, &error));
   EXPECT_EQ(c.ToString(), "token");
-  EXPECT_FALSE(ParseAlgorithmChoice(":a=1", &c, &error));
-  EXPECT_FALSE(ParseAlgorithmChoice("token:release", &c, &error));
+  EXPECT_FALSE(Take(ParseAlgorithmChoice(":a=1"), &c, &error));
+  EXPECT_FALSE(Take(ParseAlgorithmChoice("token:release"), &c, &error));
 }
 
 TEST(FaultFlag, RoundTripsEveryKind) {
@@ -122,7 +124,7 @@ TEST(FaultFlag, RoundTripsEveryKind) {
     const std::string text = FaultFlag(a);
     FaultAction back;
     std::string error;
-    ASSERT_TRUE(ParseFaultFlag(text, &back, &error)) << text << ": " << error;
+    ASSERT_TRUE(Take(ParseFaultFlag(text), &back, &error)) << text << ": " << error;
     EXPECT_EQ(ToJson(back).dump(), ToJson(a).dump()) << text;
   }
   FaultAction a;
@@ -135,12 +137,12 @@ TEST(FaultFlag, RoundTripsEveryKind) {
 TEST(FaultFlag, RejectsBadText) {
   FaultAction a;
   std::string error;
-  EXPECT_FALSE(ParseFaultFlag("nap:at_ms=1", &a, &error));
+  EXPECT_FALSE(Take(ParseFaultFlag("nap:at_ms=1"), &a, &error));
   EXPECT_NE(error.find("kind"), std::string::npos) << error;
-  EXPECT_FALSE(ParseFaultFlag("pause_client:at_ms=soon", &a, &error));
+  EXPECT_FALSE(Take(ParseFaultFlag("pause_client:at_ms=soon"), &a, &error));
   EXPECT_NE(error.find("at_ms=soon is not a number"), std::string::npos) << error;
-  EXPECT_FALSE(ParseFaultFlag("pause_client:at_ms", &a, &error));
-  EXPECT_FALSE(ParseFaultFlag("pause_client:span_ms=3", &a, &error));
+  EXPECT_FALSE(Take(ParseFaultFlag("pause_client:at_ms"), &a, &error));
+  EXPECT_FALSE(Take(ParseFaultFlag("pause_client:span_ms=3"), &a, &error));
   EXPECT_NE(error.find("'span_ms'"), std::string::npos) << error;
 }
 
@@ -155,15 +157,16 @@ TEST(FaultOnSend, RoundTripsThroughJsonAndFlag) {
   EXPECT_EQ(ToJson(a).dump(), want);
   FaultAction back;
   std::string error;
-  ASSERT_TRUE(FromJson(json::parse(want), &back, "p", &error)) << error;
+  ASSERT_TRUE(Take(FaultActionFromJson(json::parse(want), "p"), &back, &error)) << error;
   EXPECT_EQ(back.on_send, "GET");
   EXPECT_EQ(back.occurrence, 1);
   EXPECT_EQ(ToJson(back).dump(), want);
   // The flag form, in any order, and what FaultFlag writes for the replay command.
-  ASSERT_TRUE(ParseFaultFlag("pause_client:target=2,on_send=GET,occurrence=1,duration_ms=50", &back, &error)) << error;
+  ASSERT_TRUE(Take(ParseFaultFlag("pause_client:target=2,on_send=GET,occurrence=1,duration_ms=50"), &back, &error))
+      << error;
   EXPECT_EQ(ToJson(back).dump(), want);
   EXPECT_EQ(FaultFlag(a), "pause_client:at_ms=0,target=2,duration_ms=50,on_send=GET,occurrence=1");
-  ASSERT_TRUE(ParseFaultFlag(FaultFlag(a), &back, &error)) << error;
+  ASSERT_TRUE(Take(ParseFaultFlag(FaultFlag(a)), &back, &error)) << error;
   EXPECT_EQ(ToJson(back).dump(), want);
 
   FaultAction star;
@@ -171,7 +174,7 @@ TEST(FaultOnSend, RoundTripsThroughJsonAndFlag) {
   star.on_send = "*";
   star.occurrence = 2;
   EXPECT_EQ(FaultFlag(star), "crash_client:at_ms=0,target=0,on_send=*,occurrence=2");
-  ASSERT_TRUE(ParseFaultFlag(FaultFlag(star), &back, &error)) << error;
+  ASSERT_TRUE(Take(ParseFaultFlag(FaultFlag(star)), &back, &error)) << error;
   EXPECT_EQ(back.on_send, "*");
   EXPECT_EQ(back.occurrence, 2);
   RunSpec spec;
@@ -195,21 +198,23 @@ TEST(FaultOnSend, IsCheckedByTheReaderAndByResolveSpec) {
   for (const BadCase& c : cases) {
     RunSpec s;
     std::string error;
-    EXPECT_FALSE(FromJson(json::parse(c.json), &s, &error)) << c.json;
+    EXPECT_FALSE(FromJson(json::parse(c.json), &s).ok(&error)) << c.json;
     EXPECT_NE(error.find(c.must_mention), std::string::npos) << c.json << " -> " << error;
   }
   RunSpec s;
   std::string error;
-  ASSERT_TRUE(FromJson(json::parse(R"({"faults": {"plan": [{"kind": "crash_node", "target": 0, "on_send": "GET"}]}})"),
-                       &s, &error))
+  ASSERT_TRUE(
+      FromJson(json::parse(R"({"faults": {"plan": [{"kind": "crash_node", "target": 0, "on_send": "GET"}]}})"), &s)
+          .ok(&error))
       << error;
-  EXPECT_FALSE(ResolveSpec(&s, &error));
+  EXPECT_FALSE(ResolveSpec(&s).ok(&error));
   EXPECT_EQ(error, "fault crash_node: on_send applies only to pause_client and crash_client");
-  ASSERT_TRUE(ParseFaultFlag("pause_client:target=0,on_send=GET,occurrence=0,duration_ms=5", &s.faults.plan[0], &error));
-  EXPECT_FALSE(ResolveSpec(&s, &error));
+  ASSERT_TRUE(
+      Take(ParseFaultFlag("pause_client:target=0,on_send=GET,occurrence=0,duration_ms=5"), &s.faults.plan[0], &error));
+  EXPECT_FALSE(ResolveSpec(&s).ok(&error));
   EXPECT_EQ(error, "fault pause_client: on_send needs occurrence >= 1");
   s.faults.plan[0].occurrence = 3;
-  EXPECT_TRUE(ResolveSpec(&s, &error)) << error;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
 }
 
 TEST(ConfigFile, SweepExpandsToTheCartesianProduct) {
@@ -217,7 +222,8 @@ TEST(ConfigFile, SweepExpandsToTheCartesianProduct) {
   std::string error;
   ASSERT_TRUE(ConfigFromJson(json::parse(R"({"algorithms": ["token", "timestamp:recovery=del", "fencing"],
                                               "seeds": [1, 2, 3, 4], "clients": 5})"),
-                             &cfg, &error))
+                             &cfg)
+                  .ok(&error))
       << error;
   const std::vector<RunSpec> specs = ExpandSweep(cfg);
   ASSERT_EQ(specs.size(), 12u);
@@ -233,7 +239,7 @@ TEST(ConfigFile, SweepExpandsToTheCartesianProduct) {
 TEST(ConfigFile, NoSweepIsOneRun) {
   ConfigFile cfg;
   std::string error;
-  ASSERT_TRUE(ConfigFromJson(json::parse(R"({"algorithm": "redlock", "seed": 9})"), &cfg, &error)) << error;
+  ASSERT_TRUE(ConfigFromJson(json::parse(R"({"algorithm": "redlock", "seed": 9})"), &cfg).ok(&error)) << error;
   const std::vector<RunSpec> specs = ExpandSweep(cfg);
   ASSERT_EQ(specs.size(), 1u);
   EXPECT_EQ(specs[0].algorithm, "redlock");
@@ -252,7 +258,7 @@ TEST(ConfigFile, RejectsConflictsAndBadLists) {
   for (const BadCase& c : cases) {
     ConfigFile cfg;
     std::string error;
-    EXPECT_FALSE(ConfigFromJson(json::parse(c.json), &cfg, &error)) << c.json;
+    EXPECT_FALSE(ConfigFromJson(json::parse(c.json), &cfg).ok(&error)) << c.json;
     EXPECT_NE(error.find(c.must_mention), std::string::npos) << c.json << " -> " << error;
   }
 }
@@ -277,14 +283,14 @@ TEST_F(TempDir, LoadConfigFileReportsPathAndPosition) {
   ConfigFile cfg;
   std::string error;
   const std::string bad = Write("bad.json", "{\"clients\": 3,}");
-  EXPECT_FALSE(LoadConfigFile(bad, &cfg, &error));
+  EXPECT_FALSE(Take(LoadConfigFile(bad), &cfg, &error));
   EXPECT_NE(error.find(bad + ": invalid JSON"), std::string::npos) << error;
   EXPECT_NE(error.find("line 1"), std::string::npos) << error;
-  EXPECT_FALSE(LoadConfigFile((dir_ / "missing.json").string(), &cfg, &error));
+  EXPECT_FALSE(Take(LoadConfigFile((dir_ / "missing.json").string()), &cfg, &error));
   EXPECT_NE(error.find("cannot read"), std::string::npos) << error;
   // Comments are allowed in hand-written files.
   const std::string good = Write("good.json", "// test\n{\"clients\": 3 /* three */}");
-  ASSERT_TRUE(LoadConfigFile(good, &cfg, &error)) << error;
+  ASSERT_TRUE(Take(LoadConfigFile(good), &cfg, &error)) << error;
   EXPECT_EQ(cfg.base.clients, 3);
 }
 
@@ -294,10 +300,11 @@ TEST_F(TempDir, FlagsOverrideTheFile) {
       "plan": [{"kind": "crash_client", "at_ms": 5, "target": 1}]}})");
   RunRequest req;
   std::string error;
-  ASSERT_TRUE(ParseRunArgs({"--config", path}, &req, &error)) << error;
+  ASSERT_TRUE(Take(ParseRunArgs({"--config", path}), &req, &error)) << error;
   EXPECT_EQ(req.specs.size(), 4u);
 
-  ASSERT_TRUE(ParseRunArgs({"--config", path, "--clients", "9", "--seed", "7", "--gc-pause-ms", "300"}, &req, &error))
+  ASSERT_TRUE(
+      Take(ParseRunArgs({"--config", path, "--clients", "9", "--seed", "7", "--gc-pause-ms", "300"}), &req, &error))
       << error;
   ASSERT_EQ(req.specs.size(), 2u);  // --seed replaced the file's seeds
   for (const RunSpec& s : req.specs) {
@@ -308,9 +315,9 @@ TEST_F(TempDir, FlagsOverrideTheFile) {
     EXPECT_EQ(s.faults.plan.size(), 1u);
   }
 
-  ASSERT_TRUE(ParseRunArgs({"--config", path, "--algorithm", "token:release=del", "--fault",
-                            "pause_client:at_ms=1,target=0,duration_ms=2", "--opt", "release=get-then-del"},
-                           &req, &error))
+  ASSERT_TRUE(Take(ParseRunArgs({"--config", path, "--algorithm", "token:release=del", "--fault",
+                                 "pause_client:at_ms=1,target=0,duration_ms=2", "--opt", "release=get-then-del"}),
+                   &req, &error))
       << error;
   ASSERT_EQ(req.specs.size(), 2u);  // --algorithm replaced the file's algorithms
   EXPECT_EQ(req.specs[0].algorithm, "token");
@@ -322,12 +329,12 @@ TEST_F(TempDir, FlagsOverrideTheFile) {
 TEST(RunArgs, BadInputIsOneLine) {
   RunRequest req;
   std::string error;
-  EXPECT_FALSE(ParseRunArgs({"--clients", "ten"}, &req, &error));
+  EXPECT_FALSE(Take(ParseRunArgs({"--clients", "ten"}), &req, &error));
   EXPECT_NE(error.find("--clients"), std::string::npos) << error;
-  EXPECT_FALSE(ParseRunArgs({"--seed", "-1"}, &req, &error));
-  EXPECT_FALSE(ParseRunArgs({"--frobnicate"}, &req, &error));
-  EXPECT_FALSE(ParseRunArgs({"--opt", "noequals"}, &req, &error));
-  EXPECT_FALSE(ParseRunArgs({"--config", "/nonexistent/locklab.json"}, &req, &error));
+  EXPECT_FALSE(Take(ParseRunArgs({"--seed", "-1"}), &req, &error));
+  EXPECT_FALSE(Take(ParseRunArgs({"--frobnicate"}), &req, &error));
+  EXPECT_FALSE(Take(ParseRunArgs({"--opt", "noequals"}), &req, &error));
+  EXPECT_FALSE(Take(ParseRunArgs({"--config", "/nonexistent/locklab.json"}), &req, &error));
   EXPECT_NE(error.find("/nonexistent/locklab.json"), std::string::npos) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }
@@ -343,6 +350,90 @@ TEST(RunArgs, DefaultReportPath) {
   b = a;
   b.seed = 4;
   EXPECT_EQ(DefaultRunReportPath({a, b}), "results/run-token-seeds.json");
+}
+
+}  // namespace
+}  // namespace locklab
+
+namespace locklab {
+namespace {
+
+TEST(OptionSpec, ResolveChecksTypeAndRangeOnce) {
+  const std::vector<OptionSpec> specs = {OptionSpec::Enum("release", {"lua", "del"}, ""),
+                                         OptionSpec::Int("wait-ms", 200, 0, 1000, ""),
+                                         OptionSpec::Bool("check", true, "")};
+  Options o;
+  ASSERT_TRUE(o.Resolve("t", specs).ok());
+  EXPECT_EQ(o.ToString(), "check=true,release=lua,wait-ms=200");  // defaults written once, as text
+  EXPECT_EQ(o.GetInt("wait-ms"), 200);
+  for (const char* bad : {"wait-ms=-1", "wait-ms=1001", "wait-ms=nan", "wait-ms=inf", "wait-ms=", "wait-ms=1.5",
+                          "check=yes", "release=x"}) {
+    Result<Options> given = Options::Parse(bad);
+    ASSERT_TRUE(given.ok()) << bad;
+    const Status st = given->Resolve("t", specs);
+    EXPECT_TRUE(st.invalid()) << bad;
+    EXPECT_EQ(st.message().rfind("t: option " + std::string(bad, std::string(bad).find('=')), 0), 0u) << st.message();
+  }
+  Result<Options> kept = Options::Parse("wait-ms=0200");
+  ASSERT_TRUE(kept.ok());
+  ASSERT_TRUE(kept->Resolve("t", specs).ok());
+  EXPECT_EQ(kept->Get("wait-ms"), "0200");  // the text as given: reports show it so
+  EXPECT_EQ(kept->GetInt("wait-ms"), 200);
+  EXPECT_EQ(specs[1].ValuesText(), "0..1000");
+  EXPECT_EQ(specs[2].ValuesText(), "true|false");
+}
+
+TEST(Resolve, NonFiniteRatesFailEveryRange) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double v : {nan, inf, -inf}) {
+    for (double FaultSpec::*field :
+         {&FaultSpec::gc_pause_rate, &FaultSpec::net_delay_ms, &FaultSpec::net_loss, &FaultSpec::clock_drift_ppm}) {
+      RunSpec s;
+      s.faults.*field = v;
+      const Status st = ResolveSpec(&s);
+      EXPECT_TRUE(st.invalid()) << v;
+    }
+  }
+  RunSpec s;
+  std::string error;
+  ASSERT_TRUE(FromJson(json::parse(R"({"faults": {"net_loss": 1e308}})"), &s).ok(&error)) << error;
+  EXPECT_EQ(ResolveSpec(&s).message(), "net_loss must be in [0, 1)");
+  s.faults.net_loss = 0.5;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
+}
+
+}  // namespace
+}  // namespace locklab
+
+namespace locklab {
+namespace {
+
+Status Check(int x) { return x < 0 ? Status::Invalid("negative") : Status::Ok(); }
+Result<int> Twice(int x) {
+  LOCKLAB_RETURN_IF_ERROR(Check(x));
+  return 2 * x;
+}
+
+TEST(Status, ValuesCodesAndMessages) {
+  const Status ok;
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.message(), "");
+  EXPECT_TRUE(ok.Prefixed("ctx").ok());
+  const Status bad = Status::Failed("disk full");
+  Status copy = bad;
+  copy = copy;  // self-assignment keeps it
+  EXPECT_FALSE(copy.ok());
+  EXPECT_FALSE(copy.invalid());
+  EXPECT_EQ(copy.code(), Status::Code::kFailed);
+  EXPECT_EQ(copy.Prefixed("report").message(), "report: disk full");
+  std::string why;
+  EXPECT_FALSE(copy.ok(&why));
+  EXPECT_EQ(why, "disk full");
+  EXPECT_EQ(*Twice(4), 8);
+  const Result<int> r = Twice(-1);
+  EXPECT_FALSE(r.ok(&why));
+  EXPECT_TRUE(r.status().invalid());
+  EXPECT_EQ(why, "negative");
 }
 
 }  // namespace

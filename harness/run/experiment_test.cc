@@ -22,7 +22,7 @@ RunSpec Spec(const std::string& algorithm) {
 
 RunResult RunSpecChecked(RunSpec s) {
   std::string err;
-  EXPECT_TRUE(ResolveSpec(&s, &err)) << err;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
   RunResult r = RunOne(s, false);
   EXPECT_TRUE(r.completed) << r.error;
   return r;
@@ -173,14 +173,14 @@ TEST(Determinism, DifferentSeedDifferentRun) {
 TEST(Resolve, RejectsUnknownAlgorithmAndOption) {
   std::string err;
   RunSpec s = Spec("tokn");
-  EXPECT_FALSE(ResolveSpec(&s, &err));
+  EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_NE(err.find("unknown algorithm 'tokn'"), std::string::npos);
   s = Spec("token");
   s.algorithm_options.Set("relase", "del");
-  EXPECT_FALSE(ResolveSpec(&s, &err));
+  EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_NE(err.find("relase"), std::string::npos);
   s = Spec("redlock");
-  EXPECT_TRUE(ResolveSpec(&s, &err));
+  EXPECT_TRUE(ResolveSpec(&s).ok(&err));
   EXPECT_EQ(s.nodes, 5);
 }
 
@@ -188,12 +188,12 @@ TEST(Resolve, AppServersInOneToAThousand) {
   std::string err;
   RunSpec s = Spec("local");
   s.app_servers = 0;
-  EXPECT_FALSE(ResolveSpec(&s, &err));
+  EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_EQ(err, "app_servers must be in [1, 1000]");
   s.app_servers = 1001;
-  EXPECT_FALSE(ResolveSpec(&s, &err));
+  EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   s.app_servers = 1000;  // more servers than clients is allowed: some stay idle
-  EXPECT_TRUE(ResolveSpec(&s, &err)) << err;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
 }
 
 }  // namespace

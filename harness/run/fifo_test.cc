@@ -25,7 +25,7 @@ class Fifo : public ::testing::TestWithParam<std::string> {
   }
   RunResult Run(RunSpec s) {
     std::string error;
-    EXPECT_TRUE(ResolveSpec(&s, &error)) << error;
+    EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
     RunResult r = RunOne(s, false, /*keep_events=*/true);
     EXPECT_TRUE(r.completed) << r.error;
     return r;

@@ -24,7 +24,7 @@ std::unique_ptr<Lock> MakeRedlock(Env& env, const std::string& fence) {
   lc.ttl_ms = 1000;
   lc.options.Set("fence", fence);
   std::string err;
-  EXPECT_TRUE(lc.options.Resolve("redlock", alg->options, &err)) << err;
+  EXPECT_TRUE(lc.options.Resolve("redlock", alg->options).ok(&err)) << err;
   return alg->make(env, lc);
 }
 
@@ -132,7 +132,7 @@ TEST(RedlockFence, ResourceRejectsStaleWritesUnderLongPauses) {
   s.faults.gc_pause_ms = 1500;
   s.faults.gc_pause_rate = 0.5;
   std::string err;
-  ASSERT_TRUE(ResolveSpec(&s, &err)) << err;
+  ASSERT_TRUE(ResolveSpec(&s).ok(&err)) << err;
   RunResult r = RunOne(s, false);
   ASSERT_TRUE(r.completed) << r.error;
   EXPECT_GT(r.check.safety.violations, 0);

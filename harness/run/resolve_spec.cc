@@ -1,4 +1,8 @@
 // ResolveSpec: fills in a RunSpec's defaults and checks every field before anything runs.
+#include <arpa/inet.h>
+#include <netdb.h>
+
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -14,102 +18,167 @@ constexpr int kMaxClients = 100'000;
 constexpr int kMaxAppServers = 1000;
 constexpr int64_t kMaxRequests = 100'000'000;
 constexpr int kMaxNodes = 15;
+constexpr size_t kMaxRedisServers = 64;
+// The longest time any ms field may ask for (about 31 years): its µs, and sums of a few of them,
+// stay far inside int64.
+constexpr int64_t kMaxMs = 1'000'000'000'000;
 
-bool Fail(std::string* error, std::string msg) {
-  *error = std::move(msg);
-  return false;
-}
+// lo <= v <= hi, false for NaN (every comparison with NaN is false).
+bool InRange(double v, double lo, double hi) { return v >= lo && v <= hi; }
 
-
-}  // namespace
-
-bool ResolveSpec(RunSpec* s, std::string* error) {
+// backend, algorithm and retry policy by name; their options against their specs.
+Status ResolveNames(RunSpec* s) {
   if (s->backend != "sim" && s->backend != "redis")
-    return Fail(error, "unknown backend '" + s->backend + "' (sim or redis)");
+    return Status::Invalid("unknown backend '" + s->backend + "' (sim or redis)");
   const AlgorithmInfo* alg = FindAlgorithm(s->algorithm);
   if (alg == nullptr) {
     std::string names;
     for (const auto& a : Algorithms()) names += (names.empty() ? "" : ", ") + a.name;
-    return Fail(error, "unknown algorithm '" + s->algorithm + "' (" + names + ")");
+    return Status::Invalid("unknown algorithm '" + s->algorithm + "' (" + names + ")");
   }
-  if (!s->algorithm_options.Resolve(s->algorithm, alg->options, error)) return false;
+  if (Status st = s->algorithm_options.Resolve(s->algorithm, alg->options); !st.ok()) return st;
   const RetryInfo* retry = FindRetryPolicy(s->retry);
   if (retry == nullptr) {
     std::string names;
     for (const auto& r : RetryPolicies()) names += (names.empty() ? "" : ", ") + r.name;
-    return Fail(error, "unknown retry policy '" + s->retry + "' (" + names + ")");
+    return Status::Invalid("unknown retry policy '" + s->retry + "' (" + names + ")");
   }
-  if (!s->retry_options.Resolve("retry " + s->retry, retry->options, error)) return false;
-  for (const auto& spec : retry->options) {
-    int64_t v = 0;
-    if (spec.choices.empty() && !s->retry_options.GetInt(spec.name, &v, error)) return false;
-    if (spec.choices.empty() && v < 0) return Fail(error, "retry option " + spec.name + " must be >= 0");
-  }
-  for (const auto& spec : alg->options) {
-    int64_t v = 0;
-    if (spec.choices.empty() && !s->algorithm_options.GetInt(spec.name, &v, error)) return false;
-  }
+  if (Status st = s->retry_options.Resolve("retry " + s->retry, retry->options); !st.ok()) return st;
   WorkloadKind wk;
-  if (!ParseWorkload(s->workload, &wk)) return Fail(error, "unknown workload '" + s->workload + "' (counter, seckill)");
-  if (s->clients < 1 || s->clients > kMaxClients)
-    return Fail(error, "clients must be in [1, " + std::to_string(kMaxClients) + "]");
-  if (s->app_servers < 1 || s->app_servers > kMaxAppServers)
-    return Fail(error, "app_servers must be in [1, " + std::to_string(kMaxAppServers) + "]");
-  if (s->requests < 0 || s->requests > kMaxRequests)
-    return Fail(error, "requests must be in [0, " + std::to_string(kMaxRequests) + "]");
-  if (s->ttl_ms < 1) return Fail(error, "ttl_ms must be >= 1");
-  if (s->hold_ms < 0) return Fail(error, "hold_ms must be >= 0");
-  if (s->acquire_timeout_ms < 0) return Fail(error, "acquire_timeout_ms must be >= 0");
-  if (s->command_timeout_ms < 1) return Fail(error, "command_timeout_ms must be >= 1");
-  if (s->max_duration_ms < 1) return Fail(error, "max_duration_ms must be >= 1");
-  if (s->stock < 0) return Fail(error, "stock must be >= 0");
+  if (!ParseWorkload(s->workload, &wk))
+    return Status::Invalid("unknown workload '" + s->workload + "' (counter, seckill)");
   if (s->nodes == 0) s->nodes = alg->nodes;
-  if (s->nodes < 1 || s->nodes > kMaxNodes) return Fail(error, "nodes must be in [1, " + std::to_string(kMaxNodes) + "]");
-  const FaultSpec& f = s->faults;
-  if (f.gc_pause_ms < 0) return Fail(error, "gc_pause_ms must be >= 0");
-  if (f.gc_pause_rate < 0 || f.gc_pause_rate > 1000) return Fail(error, "gc_pause_rate must be in [0, 1000] per second");
-  if (f.net_delay_ms < 0 || f.net_delay_ms > 60'000) return Fail(error, "net_delay_ms must be in [0, 60000]");
+  return Status::Ok();
+}
+
+Status CheckSizes(const RunSpec* s) {
+  if (s->clients < 1 || s->clients > kMaxClients)
+    return Status::Invalid("clients must be in [1, " + std::to_string(kMaxClients) + "]");
+  if (s->app_servers < 1 || s->app_servers > kMaxAppServers)
+    return Status::Invalid("app_servers must be in [1, " + std::to_string(kMaxAppServers) + "]");
+  if (s->requests < 0 || s->requests > kMaxRequests)
+    return Status::Invalid("requests must be in [0, " + std::to_string(kMaxRequests) + "]");
+  if (s->ttl_ms < 1) return Status::Invalid("ttl_ms must be >= 1");
+  if (s->hold_ms < 0) return Status::Invalid("hold_ms must be >= 0");
+  if (s->acquire_timeout_ms < 0) return Status::Invalid("acquire_timeout_ms must be >= 0");
+  if (s->command_timeout_ms < 1) return Status::Invalid("command_timeout_ms must be >= 1");
+  if (s->max_duration_ms < 1) return Status::Invalid("max_duration_ms must be >= 1");
+  if (s->stock < 0) return Status::Invalid("stock must be >= 0");
+  if (s->nodes < 1 || s->nodes > kMaxNodes)
+    return Status::Invalid("nodes must be in [1, " + std::to_string(kMaxNodes) + "]");
+  const std::pair<const char*, int64_t> times[] = {
+      {"ttl_ms", s->ttl_ms},
+      {"hold_ms", s->hold_ms},
+      {"acquire_timeout_ms", s->acquire_timeout_ms},
+      {"command_timeout_ms", s->command_timeout_ms},
+      {"max_duration_ms", s->max_duration_ms},
+      {"gc_pause_ms", s->faults.gc_pause_ms},
+      {"clock_skew_ms", s->faults.clock_skew_ms}};
+  for (const auto& [name, ms] : times)
+    if (ms > kMaxMs) return Status::Invalid(std::string(name) + " must be at most " + std::to_string(kMaxMs));
+  return Status::Ok();
+}
+
+// The seeded fault rates. NaN and infinities fail every range (InRange).
+Status CheckFaultRates(const FaultSpec& f) {
+  if (f.gc_pause_ms < 0) return Status::Invalid("gc_pause_ms must be >= 0");
+  if (!InRange(f.gc_pause_rate, 0, 1000)) return Status::Invalid("gc_pause_rate must be in [0, 1000] per second");
+  if (!InRange(f.net_delay_ms, 0, 60'000)) return Status::Invalid("net_delay_ms must be in [0, 60000]");
   NetSetting::Dist d;
-  if (!ParseNetDist(f.net_dist, &d)) return Fail(error, "net_dist must be constant, uniform or long-tail");
-  if (f.net_loss < 0 || f.net_loss >= 1) return Fail(error, "net_loss must be in [0, 1)");
-  if (f.clock_skew_ms < 0) return Fail(error, "clock_skew_ms must be >= 0");
-  if (f.clock_drift_ppm < 0 || f.clock_drift_ppm > 100'000) return Fail(error, "clock_drift_ppm must be in [0, 100000]");
+  if (!ParseNetDist(f.net_dist, &d)) return Status::Invalid("net_dist must be constant, uniform or long-tail");
+  if (!(f.net_loss >= 0 && f.net_loss < 1)) return Status::Invalid("net_loss must be in [0, 1)");
+  if (f.clock_skew_ms < 0) return Status::Invalid("clock_skew_ms must be >= 0");
+  if (!InRange(f.clock_drift_ppm, 0, 100'000)) return Status::Invalid("clock_drift_ppm must be in [0, 100000]");
+  return Status::Ok();
+}
+
+Status CheckClientPlans(RunSpec* s) {
+  if (s->client_plans.empty()) return Status::Ok();
+  if (static_cast<int>(s->client_plans.size()) != s->clients)
+    return Status::Invalid("client_plans has " + std::to_string(s->client_plans.size()) + " entries for " +
+                           std::to_string(s->clients) + " clients (give one per client)");
+  int64_t total = 0;
+  for (size_t i = 0; i < s->client_plans.size(); ++i) {
+    const ClientPlan& p = s->client_plans[i];
+    const std::string where = "client_plans[" + std::to_string(i) + "]";
+    if (p.start_ms < 0 || p.hold_ms < 0) return Status::Invalid(where + ": start_ms and hold_ms must be >= 0");
+    if (p.start_ms > kMaxMs || p.hold_ms > kMaxMs || p.acquire_timeout_ms > kMaxMs)
+      return Status::Invalid(where + ": times must be at most " + std::to_string(kMaxMs) + " ms");
+    if (p.requests < 0 || p.requests > kMaxRequests)
+      return Status::Invalid(where + ": requests must be in [0, " + std::to_string(kMaxRequests) + "]");
+    if (p.acquire_timeout_ms < -1)
+      return Status::Invalid(where + ": acquire_timeout_ms must be >= 0 (or -1: the run's)");
+    total += p.requests;
+  }
+  s->requests = total;  // what the report shows; the plans decide who makes them
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckRedisAddress(const std::string& address) {
+  const std::string where = "--redis " + (address.empty() ? std::string("''") : address);
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
+    return Status::Invalid(where + ": expected HOST:PORT, e.g. 127.0.0.1:6379");
+  const std::string host = address.substr(0, colon);
+  if (host.front() == '[')
+    return Status::Invalid(where + ": write an IPv6 address without brackets, e.g. ::1:6379");
+  const std::string port = address.substr(colon + 1);
+  int p = 0;
+  for (size_t i = 0; i < port.size() && p <= 65535; ++i) {
+    if (port[i] < '0' || port[i] > '9') return Status::Invalid(where + ": port '" + port + "' is not a number");
+    p = p * 10 + (port[i] - '0');
+  }
+  if (p < 1 || p > 65535) return Status::Invalid(where + ": port " + port + " is not in [1, 65535]");
+  unsigned char buf[sizeof(in6_addr)];
+  if (host == "localhost" || inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1)
+    return Status::Ok();
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found != nullptr) freeaddrinfo(found);
+  if (rc != 0) return Status::Invalid(where + ": cannot resolve host '" + host + "' (" + gai_strerror(rc) + ")");
+  return Status::Ok();
+}
+
+Status ResolveSpec(RunSpec* s) {
+  if (Status st = ResolveNames(s); !st.ok()) return st;
+  if (Status st = CheckSizes(s); !st.ok()) return st;
+  if (Status st = CheckFaultRates(s->faults); !st.ok()) return st;
+  const FaultSpec& f = s->faults;
   for (const FaultAction& a : f.plan) {
     using K = FaultAction::Kind;
     const bool on_client = a.kind == K::kPauseClient || a.kind == K::kCrashClient || a.kind == K::kClientClockJump ||
                            a.kind == K::kPartition || a.kind == K::kDelayMessage;
     const int limit = on_client ? s->clients : s->nodes;
     if (a.target < 0 || a.target >= limit)
-      return Fail(error, std::string("fault ") + FaultKindName(a.kind) + ": target " + std::to_string(a.target) +
+      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) + ": target " + std::to_string(a.target) +
                              " out of range (" + std::to_string(limit) + (on_client ? " clients)" : " nodes)"));
-    if (a.at_us < 0 || a.duration_us < 0) return Fail(error, std::string("fault ") + FaultKindName(a.kind) + ": negative time");
-    if (a.kind == K::kFailover && !s->replica) return Fail(error, "fault failover needs replica=true (--replica)");
+    if (a.at_us < 0 || a.duration_us < 0)
+      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) + ": negative time");
+    if (a.kind == K::kFailover && !s->replica) return Status::Invalid("fault failover needs replica=true (--replica)");
     if (a.kind == K::kDelayMessage && (a.command.empty() || a.occurrence < 1))
-      return Fail(error, "fault delay_message needs command=NAME and occurrence >= 1");
+      return Status::Invalid("fault delay_message needs command=NAME and occurrence >= 1");
     if (!a.on_send.empty() && a.kind != K::kPauseClient && a.kind != K::kCrashClient)
-      return Fail(error, std::string("fault ") + FaultKindName(a.kind) +
+      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) +
                              ": on_send applies only to pause_client and crash_client");
     if (!a.on_send.empty() && a.occurrence < 1)
-      return Fail(error, std::string("fault ") + FaultKindName(a.kind) + ": on_send needs occurrence >= 1");
+      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) + ": on_send needs occurrence >= 1");
   }
-  if (s->backend == "sim" && !s->redis.empty()) return Fail(error, "--redis only applies to --backend redis");
-  if (!s->client_plans.empty()) {
-    if (static_cast<int>(s->client_plans.size()) != s->clients)
-      return Fail(error, "client_plans has " + std::to_string(s->client_plans.size()) + " entries for " +
-                             std::to_string(s->clients) + " clients (give one per client)");
-    int64_t total = 0;
-    for (size_t i = 0; i < s->client_plans.size(); ++i) {
-      const ClientPlan& p = s->client_plans[i];
-      const std::string where = "client_plans[" + std::to_string(i) + "]";
-      if (p.start_ms < 0 || p.hold_ms < 0) return Fail(error, where + ": start_ms and hold_ms must be >= 0");
-      if (p.requests < 0 || p.requests > kMaxRequests)
-        return Fail(error, where + ": requests must be in [0, " + std::to_string(kMaxRequests) + "]");
-      if (p.acquire_timeout_ms < -1) return Fail(error, where + ": acquire_timeout_ms must be >= 0 (or -1: the run's)");
-      total += p.requests;
-    }
-    s->requests = total;  // what the report shows; the plans decide who makes them
-  }
-  return true;
+  if (s->backend == "sim" && !s->redis.empty()) return Status::Invalid("--redis only applies to --backend redis");
+  if (s->redis.size() > kMaxRedisServers)
+    return Status::Invalid("--redis: more than " + std::to_string(kMaxRedisServers) + " servers");
+  if (!s->redis.empty() && static_cast<int>(s->redis.size()) != s->nodes)
+    return Status::Invalid("--redis: " + std::to_string(s->redis.size()) + " server(s) given for " +
+                           std::to_string(s->nodes) + " nodes (give one HOST:PORT per node, or set --nodes)");
+  if (!s->redis.empty() && s->replica)
+    return Status::Invalid("--redis: a replica (--replica, failover) needs locklab's own servers: drop --redis");
+  for (const std::string& address : s->redis)
+    if (Status st = CheckRedisAddress(address); !st.ok()) return st;
+  return CheckClientPlans(s);
 }
 
 }  // namespace locklab

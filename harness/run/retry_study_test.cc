@@ -29,11 +29,10 @@ std::vector<Case> Cases() {
 class RetryStudy : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RetryStudy, SmallLoadCompletesWithoutViolations) {
-  ConfigFile cfg;
+  Result<ConfigFile> loaded = LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/retry-strategies.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const ConfigFile& cfg = *loaded;
   std::string error;
-  ASSERT_TRUE(LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/retry-strategies.json", &cfg,
-                             &error))
-      << error;
   ASSERT_FALSE(cfg.sweep.empty()) << "the experiment sweeps the retry policies";
   RunSpec spec = cfg.base;
   spec.backend = GetParam().backend;
@@ -42,7 +41,7 @@ TEST_P(RetryStudy, SmallLoadCompletesWithoutViolations) {
   spec.clients = 20;
   spec.requests = 60;
   spec.acquire_timeout_ms = 15000;
-  ASSERT_TRUE(ResolveSpec(&spec, &error)) << error;
+  ASSERT_TRUE(ResolveSpec(&spec).ok(&error)) << error;
   const RunResult r = RunOne(spec, false);
   ASSERT_TRUE(r.completed) << r.error;
   EXPECT_EQ(r.check.safety.violations, 0);
@@ -59,11 +58,10 @@ INSTANTIATE_TEST_SUITE_P(EveryPolicy, RetryStudy, ::testing::ValuesIn(Cases()), 
 
 // The experiment file lists every registered retry policy: a new one joins the study.
 TEST(RetryStudy, TheExperimentSweepsEveryPolicy) {
-  ConfigFile cfg;
+  Result<ConfigFile> loaded = LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/retry-strategies.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const ConfigFile& cfg = *loaded;
   std::string error;
-  ASSERT_TRUE(LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/retry-strategies.json", &cfg,
-                             &error))
-      << error;
   std::set<std::string> swept;
   for (const auto& [key, values] : cfg.sweep)
     if (key == "retry")

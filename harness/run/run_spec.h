@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/options.h"
+#include "algorithms/status.h"
 #include "harness/check/checkers.h"
 #include "harness/run/runtime.h"
 
@@ -89,9 +90,14 @@ struct RunResult {
   std::vector<Event> events;           // the history, when RunOne was asked to keep it
 };
 
-// Fills in defaults (algorithm and retry options, nodes) and checks every field. false + a
-// one-line *error naming the field when the spec cannot be run.
-bool ResolveSpec(RunSpec* spec, std::string* error);
+// Fills in defaults (algorithm and retry options, nodes) and checks every field, before anything
+// runs: kInvalid with a one-line message naming the field when the spec cannot be run. Touches no
+// server, except that a --redis host name that is not an IP literal is looked up (DNS).
+Status ResolveSpec(RunSpec* spec);
+
+// One --redis entry: HOST:PORT with a port in [1, 65535] and a host that is an IPv4 or IPv6
+// literal, localhost, or a name that resolves. kInvalid "--redis ADDRESS: ..." otherwise.
+Status CheckRedisAddress(const std::string& address);
 
 // Runs one spec on its backend. Progress lines go to stderr when `progress` is true;
 // `keep_events`: RunResult::events gets the whole history (scenario timelines).

@@ -76,7 +76,7 @@ TEST(FencedCriticalSection, OverlappingHoldersLoseNoUpdate) {
   pause.duration_us = 400'000;
   s.faults.plan.push_back(pause);
   std::string err;
-  ASSERT_TRUE(ResolveSpec(&s, &err)) << err;
+  ASSERT_TRUE(ResolveSpec(&s).ok(&err)) << err;
   RunResult r = RunOne(s, false);
   ASSERT_TRUE(r.completed) << r.error;
   EXPECT_EQ(r.check.safety.violations, 1);  // the holders did overlap

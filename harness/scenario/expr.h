@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include "algorithms/status.h"
+
 namespace locklab {
 
 constexpr size_t kMaxExprChars = 400;
@@ -17,8 +19,9 @@ constexpr int kMaxExprDepth = 32;
 
 using Params = std::map<std::string, double>;
 
-// false + a one-line *error naming the problem ("unknown parameter 'tll_ms' (parameters: ...)",
-// "division by zero", "unexpected ')' at 7").
-bool EvalExpr(const std::string& text, const Params& params, double* out, std::string* error);
+// The value, always finite; or kInvalid with a one-line message naming the problem ("unknown
+// parameter 'tll_ms' (parameters: ...)", "division by zero", "unexpected ')' at 7", "the result is
+// not a finite number").
+Result<double> EvalExpr(const std::string& text, const Params& params);
 
 }  // namespace locklab

@@ -1,18 +1,19 @@
 #include "harness/scenario/scenario.h"
-#include "harness/run/build_info.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <type_traits>
 #include <variant>
 
-#include "harness/run/config.h"
 #include "harness/report/report.h"
+#include "harness/run/build_info.h"
+#include "harness/run/config.h"
 #include "harness/run/spec_fields.h"
 
 namespace locklab {
@@ -20,63 +21,71 @@ namespace {
 
 using nlohmann::json;
 
-bool Fail(std::string* error, std::string msg) {
-  *error = std::move(msg);
-  return false;
-}
-
 // An object with only `known` keys; messages start with `where`.
-bool CheckKeys(const json& obj, const std::vector<std::string>& known, const std::string& where, std::string* error) {
-  if (!obj.is_object()) return Fail(error, where + " must be an object (got " + ShownJson(obj) + ")");
-  if (CheckJsonKeys(obj, known, "", error)) return true;
-  return Fail(error, where + ": " + *error);
+Status CheckKeys(const json& obj, const std::vector<std::string>& known, const std::string& where) {
+  if (!obj.is_object()) return Status::Invalid(where + " must be an object (got " + ShownJson(obj) + ")");
+  return CheckJsonKeys(obj, known, "").Prefixed(where);
 }
 
-bool ReadString(const json& v, const std::string& where, std::string* out, std::string* error) {
-  if (v.is_string()) {
-    *out = v.get<std::string>();
-    return true;
-  }
+Result<std::string> ReadString(const json& v, const std::string& where) {
+  if (v.is_string()) return v.get<std::string>();
   if (v.is_array()) {  // a long text may be written as a list of lines
     std::string s;
     for (const json& line : v) {
-      if (!line.is_string()) return Fail(error, where + " must be a string or a list of strings");
+      if (!line.is_string()) return Status::Invalid(where + " must be a string or a list of strings");
       s += (s.empty() ? "" : "\n") + line.get<std::string>();
     }
-    *out = s;
-    return true;
+    return s;
   }
-  return Fail(error, where + " must be a string (got " + ShownJson(v) + ")");
+  return Status::Invalid(where + " must be a string (got " + ShownJson(v) + ")");
 }
 
-// A number, or an expression over the parameters.
-bool ReadNum(const json& v, const Params& p, const std::string& where, double* out, std::string* error) {
+// Reads the string at obj[key] into *out when the key is there; messages name `where`.
+Status ReadOptionalString(const json& obj, const char* key, const std::string& where, std::string* out) {
+  if (!obj.contains(key)) return Status::Ok();
+  Result<std::string> s = ReadString(obj[key], where);
+  if (!s.ok()) return s.status();
+  *out = std::move(s).value();
+  return Status::Ok();
+}
+
+// obj[key] as a string; kInvalid `message` when it is absent or not a string.
+Result<std::string> RequiredString(const json& obj, const char* key, const std::string& message) {
+  if (!obj.contains(key)) return Status::Invalid(message);
+  Result<std::string> s = ReadString(obj[key], key);
+  if (!s.ok()) return Status::Invalid(message);
+  return s;
+}
+
+// A number, or an expression over the parameters; finite either way.
+Result<double> ReadNum(const json& v, const Params& p, const std::string& where) {
   if (v.is_number()) {
-    *out = v.get<double>();
-    return true;
+    if (!std::isfinite(v.get<double>())) return Status::Invalid(where + " must be a finite number");
+    return v.get<double>();
   }
   if (v.is_string()) {
-    if (!EvalExpr(v.get<std::string>(), p, out, error)) return Fail(error, where + ": " + *error);
-    return true;
+    Result<double> x = EvalExpr(v.get<std::string>(), p);
+    if (!x.ok()) return x.status().Prefixed(where);
+    return x;
   }
-  return Fail(error, where + " must be a number or an expression (got " + ShownJson(v) + ")");
+  return Status::Invalid(where + " must be a number or an expression (got " + ShownJson(v) + ")");
 }
 
-bool ReadInt(const json& v, const Params& p, const std::string& where, int64_t* out, std::string* error) {
-  double d = 0;
-  if (!ReadNum(v, p, where, &d, error)) return false;
-  if (!std::isfinite(d) || std::fabs(d) > 9e15) return Fail(error, where + " is out of range");
-  *out = std::llround(d);
-  return true;
+Result<int64_t> ReadInt(const json& v, const Params& p, const std::string& where) {
+  Result<double> d = ReadNum(v, p, where);
+  if (!d.ok()) return d.status();
+  if (std::fabs(*d) > 9e15) return Status::Invalid(where + " is out of range");
+  return static_cast<int64_t>(std::llround(*d));
 }
 
-bool ReadParams(const json& v, const std::string& where, Params* out, std::string* error) {
-  if (!v.is_object()) return Fail(error, where + " must be an object of numbers (got " + ShownJson(v) + ")");
+Status ReadParams(const json& v, const std::string& where, Params* out) {
+  if (!v.is_object()) return Status::Invalid(where + " must be an object of numbers (got " + ShownJson(v) + ")");
   for (const auto& [k, x] : v.items()) {
-    if (!x.is_number()) return Fail(error, where + "." + k + " must be a number (got " + ShownJson(x) + ")");
+    if (!x.is_number() || !std::isfinite(x.get<double>()))
+      return Status::Invalid(where + "." + k + " must be a number (got " + ShownJson(x) + ")");
     (*out)[k] = x.get<double>();
   }
-  return true;
+  return Status::Ok();
 }
 
 int ClientIndex(const Scenario& sc, const std::string& name) {
@@ -92,96 +101,101 @@ std::string ClientList(const Scenario& sc) {
 }
 
 // "A+B" -> (0, 1).
-bool ReadPairs(const Scenario& sc, const json& v, const std::string& where, std::vector<std::pair<int, int>>* out,
-               std::string* error) {
-  if (!v.is_array()) return Fail(error, where + " must be a list of \"A+B\" strings");
+Status ReadPairs(const Scenario& sc, const json& v, const std::string& where, std::vector<std::pair<int, int>>* out) {
+  if (!v.is_array()) return Status::Invalid(where + " must be a list of \"A+B\" strings");
   for (const json& x : v) {
-    if (!x.is_string()) return Fail(error, where + " must be a list of \"A+B\" strings (got " + ShownJson(x) + ")");
+    if (!x.is_string()) return Status::Invalid(where + " must be a list of \"A+B\" strings (got " + ShownJson(x) + ")");
     const std::string s = x.get<std::string>();
     const size_t plus = s.find('+');
     const int a = plus == std::string::npos ? -1 : ClientIndex(sc, s.substr(0, plus));
     const int b = plus == std::string::npos ? -1 : ClientIndex(sc, s.substr(plus + 1));
     if (a < 0 || b < 0 || a == b)
-      return Fail(error, where + ": '" + s + "' is not two of the scenario's clients (" + ClientList(sc) + ")");
+      return Status::Invalid(where + ": '" + s + "' is not two of the scenario's clients (" + ClientList(sc) + ")");
     out->emplace_back(std::min(a, b), std::max(a, b));
   }
-  return true;
+  return Status::Ok();
 }
 
-bool ReadExpect(const Scenario& sc, const json& v, const Params& p, const std::string& where, Expectation* out,
-                std::string* error) {
-  if (!CheckKeys(v, {"overlap", "no_overlap", "damage", "stuck", "releases_failed", "orders"}, where, error))
-    return false;
+Result<Expectation> ReadExpect(const Scenario& sc, const json& v, const Params& p, const std::string& where) {
+  LOCKLAB_RETURN_IF_ERROR(
+      CheckKeys(v, {"overlap", "no_overlap", "damage", "stuck", "releases_failed", "orders"}, where));
   Expectation e;
   for (const auto& [k, x] : v.items()) {
     const std::string w = where + "." + k;
     if (k == "overlap") {
       if (x.is_boolean()) {
         e.overlap = x.get<bool>();
-      } else if (!ReadPairs(sc, x, w, &e.overlap_pairs, error)) {
-        return Fail(error, w + " must be true, false or a list of \"A+B\" pairs");
+      } else if (!ReadPairs(sc, x, w, &e.overlap_pairs).ok()) {
+        return Status::Invalid(w + " must be true, false or a list of \"A+B\" pairs");
       }
     } else if (k == "no_overlap") {
-      if (!ReadPairs(sc, x, w, &e.no_overlap_pairs, error)) return false;
+      LOCKLAB_RETURN_IF_ERROR(ReadPairs(sc, x, w, &e.no_overlap_pairs));
     } else if (k == "orders") {
-      int64_t n = 0;
-      if (!ReadInt(x, p, w, &n, error)) return false;
-      e.orders = n;
+      Result<int64_t> n = ReadInt(x, p, w);
+      if (!n.ok()) return n.status();
+      e.orders = *n;
     } else {
-      if (!x.is_boolean()) return Fail(error, w + " must be true or false (got " + ShownJson(x) + ")");
+      if (!x.is_boolean()) return Status::Invalid(w + " must be true or false (got " + ShownJson(x) + ")");
       (k == "damage" ? e.damage : k == "stuck" ? e.stuck : e.releases_failed) = x.get<bool>();
     }
   }
-  *out = e;
-  return true;
+  return e;
+}
+
+// A step's "client" (for a fault on a client) into a.target.
+Status ReadStepClient(const Scenario& sc, const json& v, const std::string& where, FaultAction* a) {
+  using K = FaultAction::Kind;
+  const bool on_client = a->kind == K::kPauseClient || a->kind == K::kCrashClient || a->kind == K::kClientClockJump ||
+                         a->kind == K::kPartition || a->kind == K::kDelayMessage;
+  if (on_client) {
+    if (!v.contains("client") || !v["client"].is_string())
+      return Status::Invalid(where + ".client must name the client (" + ClientList(sc) + ")");
+    a->target = ClientIndex(sc, v["client"].get<std::string>());
+    if (a->target < 0)
+      return Status::Invalid(where + ".client: no client '" + v["client"].get<std::string>() + "' (" + ClientList(sc) +
+                             ")");
+  } else if (v.contains("client")) {
+    return Status::Invalid(where + ": " + v["do"].get<std::string>() +
+                           " acts on a node: give \"node\", not \"client\"");
+  }
+  return Status::Ok();
 }
 
 // One timeline step -> a planned fault.
-bool ReadStep(const Scenario& sc, const json& v, const Params& p, const std::string& where, FaultAction* out,
-              std::string* error) {
-  if (!CheckKeys(v,
-                 {"do", "at_ms", "client", "node", "duration_ms", "delta_ms", "command", "occurrence", "on_send",
-                  "why"},
-                 where, error))
-    return false;
+Result<FaultAction> ReadStep(const Scenario& sc, const json& v, const Params& p, const std::string& where) {
+  LOCKLAB_RETURN_IF_ERROR(CheckKeys(
+      v, {"do", "at_ms", "client", "node", "duration_ms", "delta_ms", "command", "occurrence", "on_send", "why"},
+      where));
   if (!v.contains("do") || !v["do"].is_string())
-    return Fail(error, where + ".do must name a fault (see `locklab list`)");
+    return Status::Invalid(where + ".do must name a fault (see `locklab list`)");
   FaultAction a;
   if (!ParseFaultKind(v["do"].get<std::string>(), &a.kind))
-    return Fail(error, where + ".do: unknown fault '" + v["do"].get<std::string>() + "' (see `locklab list`)");
-  using K = FaultAction::Kind;
-  const bool on_client = a.kind == K::kPauseClient || a.kind == K::kCrashClient || a.kind == K::kClientClockJump ||
-                         a.kind == K::kPartition || a.kind == K::kDelayMessage;
-  if (on_client) {
-    if (!v.contains("client") || !v["client"].is_string())
-      return Fail(error, where + ".client must name the client (" + ClientList(sc) + ")");
-    a.target = ClientIndex(sc, v["client"].get<std::string>());
-    if (a.target < 0)
-      return Fail(error, where + ".client: no client '" + v["client"].get<std::string>() + "' (" + ClientList(sc) + ")");
-  } else if (v.contains("client")) {
-    return Fail(error, where + ": " + v["do"].get<std::string>() + " acts on a node: give \"node\", not \"client\"");
-  }
-  int64_t x = 0;
+    return Status::Invalid(where + ".do: unknown fault '" + v["do"].get<std::string>() + "' (see `locklab list`)");
+  LOCKLAB_RETURN_IF_ERROR(ReadStepClient(sc, v, where, &a));
   for (const auto& [k, val] : v.items()) {
     const std::string w = where + "." + k;
     if (k == "at_ms" || k == "duration_ms" || k == "delta_ms") {
-      double ms = 0;
-      if (!ReadNum(val, p, w, &ms, error)) return false;
-      const int64_t us = std::llround(ms * 1000);
+      Result<double> ms = ReadNum(val, p, w);
+      if (!ms.ok()) return ms.status();
+      if (std::fabs(*ms) > 9e12) return Status::Invalid(w + " is out of range");
+      const int64_t us = std::llround(*ms * 1000);
       (k == "at_ms" ? a.at_us : k == "duration_ms" ? a.duration_us : a.delta_us) = us;
     } else if (k == "node" || k == "occurrence") {
-      if (!ReadInt(val, p, w, &x, error)) return false;
-      if (x < 0 || x > 1'000'000) return Fail(error, w + " is out of range");
-      if (k == "occurrence") a.occurrence = static_cast<int>(x);
-      else if (a.kind == K::kPartition) a.node = static_cast<int>(x);
-      else a.target = static_cast<int>(x);
+      Result<int64_t> x = ReadInt(val, p, w);
+      if (!x.ok()) return x.status();
+      if (*x < 0 || *x > 1'000'000) return Status::Invalid(w + " is out of range");
+      if (k == "occurrence")
+        a.occurrence = static_cast<int>(*x);
+      else if (a.kind == FaultAction::Kind::kPartition)
+        a.node = static_cast<int>(*x);
+      else
+        a.target = static_cast<int>(*x);
     } else if (k == "command" || k == "on_send") {
-      if (!val.is_string()) return Fail(error, w + " must be a command name");
+      if (!val.is_string()) return Status::Invalid(w + " must be a command name");
       (k == "command" ? a.command : a.on_send) = val.get<std::string>();
     }
   }
-  *out = a;
-  return true;
+  return a;
 }
 
 bool HasPair(const std::vector<std::pair<int, int>>& v, std::pair<int, int> p) {
@@ -192,6 +206,229 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
+}
+
+Result<json> ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Invalid(path + ": cannot read it");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    return Status::Invalid(path + ": not valid JSON: " + what);
+  }
+}
+
+// id, title, source, story, redis_note, backends and params.
+Status ReadHeader(const json& doc, Scenario* sc) {
+  LOCKLAB_RETURN_IF_ERROR(CheckKeys(doc,
+                                    {"id", "title", "source", "story", "backends", "redis_note", "params", "run",
+                                     "clients", "steps", "liveness_bound_ms", "variants", "also"},
+                                    "the scenario"));
+  for (const char* k : {"id", "title", "variants"})
+    if (!doc.contains(k)) return Status::Invalid(std::string("'") + k + "' is missing");
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "id", "id", &sc->id));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "title", "title", &sc->title));
+  if (sc->id.empty() || sc->id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+    return Status::Invalid("id '" + sc->id + "' must be lower-case letters, digits and '-'");
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "source", "source", &sc->source));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "story", "story", &sc->story));
+  LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(doc, "redis_note", "redis_note", &sc->redis_note));
+  sc->backends = {"sim"};
+  if (doc.contains("backends")) {
+    const json& b = doc["backends"];
+    if (!b.is_array() || b.empty())
+      return Status::Invalid("'backends' must be a list: [\"sim\"] or [\"sim\", \"redis\"]");
+    sc->backends.clear();
+    for (const json& x : b) {
+      if (!x.is_string() || (x != "sim" && x != "redis"))
+        return Status::Invalid("'backends' may hold \"sim\" and \"redis\"");
+      sc->backends.push_back(x.get<std::string>());
+    }
+  }
+  if (doc.contains("params")) LOCKLAB_RETURN_IF_ERROR(ReadParams(doc["params"], "params", &sc->params));
+  return Status::Ok();
+}
+
+// The clients' names (their plans are read when a variant is compiled) and the steps' shape.
+Status ReadClientNames(const json& doc, Scenario* sc) {
+  if (doc.contains("clients")) {
+    const json& cl = doc["clients"];
+    if (!cl.is_array() || cl.size() > kMaxScenarioClients)
+      return Status::Invalid("'clients' must be a list of at most " + std::to_string(kMaxScenarioClients) + " clients");
+    for (size_t i = 0; i < cl.size(); ++i) {
+      const std::string w = "clients[" + std::to_string(i) + "]";
+      LOCKLAB_RETURN_IF_ERROR(
+          CheckKeys(cl[i], {"name", "start_ms", "requests", "hold_ms", "acquire_timeout_ms", "why"}, w));
+      std::string name = "c" + std::to_string(i);
+      LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(cl[i], "name", w + ".name", &name));
+      if (ClientIndex(*sc, name) >= 0) return Status::Invalid(w + ": client name '" + name + "' is used twice");
+      sc->clients.push_back(name);
+    }
+  }
+  if (doc.contains("steps") && (!doc["steps"].is_array() || doc["steps"].size() > kMaxScenarioSteps))
+    return Status::Invalid("'steps' must be a list of at most " + std::to_string(kMaxScenarioSteps) + " steps");
+  return Status::Ok();
+}
+
+Status ReadVariants(const json& doc, Scenario* sc) {
+  if (!doc["variants"].is_array() || doc["variants"].empty() || doc["variants"].size() > kMaxScenarioVariants)
+    return Status::Invalid("'variants' must be a non-empty list of at most " + std::to_string(kMaxScenarioVariants) +
+                           " variants");
+  for (size_t i = 0; i < doc["variants"].size(); ++i) {
+    const json& v = doc["variants"][i];
+    const std::string w = "variants[" + std::to_string(i) + "]";
+    LOCKLAB_RETURN_IF_ERROR(CheckKeys(v, {"name", "algorithm", "note", "params", "run", "steps", "expect"}, w));
+    ScenarioVariant var;
+    var.doc = v;
+    Result<std::string> name = RequiredString(v, "name", w + ".name must be a string");
+    if (!name.ok()) return name.status();
+    var.name = *name;
+    Result<std::string> alg =
+        RequiredString(v, "algorithm", w + ".algorithm must name an algorithm, e.g. \"token:release=del\"");
+    if (!alg.ok()) return alg.status();
+    var.algorithm = *alg;
+    LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(v, "note", w + ".note", &var.note));
+    if (!v.contains("expect")) return Status::Invalid(w + ".expect is missing: say what this variant must show");
+    if (sc->FindVariant(var.name) != nullptr)
+      return Status::Invalid(w + ": variant '" + var.name + "' is defined twice");
+    sc->variants.push_back(var);
+  }
+  return Status::Ok();
+}
+
+Status ReadAlso(const json& doc, Scenario* sc) {
+  if (!doc.contains("also")) return Status::Ok();
+  if (!doc["also"].is_array() || doc["also"].size() > kMaxScenarioVariants)
+    return Status::Invalid("'also' must be a list of at most " + std::to_string(kMaxScenarioVariants) + " entries");
+  for (size_t i = 0; i < doc["also"].size(); ++i) {
+    const json& v = doc["also"][i];
+    const std::string w = "also[" + std::to_string(i) + "]";
+    LOCKLAB_RETURN_IF_ERROR(CheckKeys(v, {"variant", "params", "expect", "why"}, w));
+    Variation a;
+    const std::string unknown = w + ".variant must name one of the scenario's variants";
+    Result<std::string> variant = RequiredString(v, "variant", unknown);
+    if (!variant.ok() || sc->FindVariant(*variant) == nullptr) return Status::Invalid(unknown);
+    a.variant = *variant;
+    if (v.contains("params")) LOCKLAB_RETURN_IF_ERROR(ReadParams(v["params"], w + ".params", &a.params));
+    if (!v.contains("expect")) return Status::Invalid(w + ".expect is missing");
+    a.expect = v["expect"];
+    LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(v, "why", w + ".why", &a.why));
+    sc->also.push_back(a);
+  }
+  return Status::Ok();
+}
+
+// Every variant and variation, once per backend, so that a mistake shows up when the file is read.
+Status CompileAll(const Scenario& sc) {
+  for (const std::string& backend : sc.backends) {
+    for (const auto& var : sc.variants) {
+      Result<ScenarioRun> run = CompileVariant(sc, var.name, {}, backend, 1, nullptr);
+      if (!run.ok()) return run.status().Prefixed("variant " + var.name + " (" + backend + ")");
+    }
+    for (size_t i = 0; i < sc.also.size(); ++i) {
+      Result<ScenarioRun> run =
+          CompileVariant(sc, sc.also[i].variant, sc.also[i].params, backend, 1, &sc.also[i].expect);
+      if (!run.ok()) return run.status().Prefixed("also[" + std::to_string(i) + "] (" + backend + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+// The parameters in force: the scenario's defaults < the variant's < the user's overrides (each
+// of which must be a parameter the scenario has).
+Result<Params> VariantParams(const Scenario& sc, const ScenarioVariant& var, const Params& overrides) {
+  Params params = sc.params;
+  if (var.doc.contains("params")) LOCKLAB_RETURN_IF_ERROR(ReadParams(var.doc["params"], "params", &params));
+  for (const auto& [k, v] : overrides) {
+    if (params.count(k) == 0) {
+      std::vector<std::string> names;
+      for (const auto& [n, x] : params) names.push_back(n);
+      return Status::Invalid("scenario " + sc.id + " has no parameter '" + k +
+                             "' (its parameters: " + (names.empty() ? "none" : Join(names, ", ")) + ")");
+    }
+    params[k] = v;
+  }
+  return params;
+}
+
+// A parameter named like a numeric run field (ttl_ms, stock, clients, ...) sets that field.
+Status ApplyParamFields(const Params& p, RunSpec* s) {
+  for (const auto& [k, value] : p) {
+    const SpecField* field = FindSpecField(k, false);
+    if (field == nullptr) continue;
+    const double v = value;
+    const bool ok = std::visit(
+        [&](auto* ptr) -> bool {
+          using T = std::remove_pointer_t<decltype(ptr)>;
+          if constexpr (std::is_same_v<T, double>) {
+            *ptr = v;
+            return true;
+          } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            if (v < 0 && std::is_unsigned_v<T>) return false;
+            if (!(std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()))) return false;
+            *ptr = static_cast<T>(std::llround(v));
+            return true;
+          } else {
+            return false;
+          }
+        },
+        field->get(*s));
+    if (!ok)
+      return Status::Invalid("parameter '" + k + "' names the run field " + k + ", which does not take this number");
+  }
+  return Status::Ok();
+}
+
+// The scenario's named clients, each with its own plan.
+Status ReadClientPlans(const Scenario& sc, const Params& p, RunSpec* s) {
+  if (sc.clients.empty()) return Status::Ok();
+  const json& cl = sc.doc["clients"];
+  s->clients = static_cast<int>(cl.size());
+  s->client_plans.clear();
+  for (size_t i = 0; i < cl.size(); ++i) {
+    ClientPlan plan;
+    const std::string w = "clients[" + std::to_string(i) + "]";
+    for (const char* key : {"start_ms", "requests", "hold_ms", "acquire_timeout_ms"}) {
+      if (!cl[i].contains(key)) continue;
+      Result<int64_t> x = ReadInt(cl[i][key], p, w + "." + key);
+      if (!x.ok()) return x.status();
+      const std::string k = key;
+      (k == "start_ms"   ? plan.start_ms
+       : k == "requests" ? plan.requests
+       : k == "hold_ms"  ? plan.hold_ms
+                         : plan.acquire_timeout_ms) = *x;
+    }
+    s->client_plans.push_back(plan);
+  }
+  return Status::Ok();
+}
+
+// The scenario's steps, then the variant's, as the run's fault plan.
+Status ReadSteps(const Scenario& sc, const ScenarioVariant& var, const Params& p, RunSpec* s) {
+  for (const json* steps : {sc.doc.contains("steps") ? &sc.doc["steps"] : nullptr,
+                            var.doc.contains("steps") ? &var.doc["steps"] : nullptr}) {
+    if (steps == nullptr) continue;
+    if (!steps->is_array() || steps->size() > kMaxScenarioSteps)
+      return Status::Invalid("steps must be a list of at most " + std::to_string(kMaxScenarioSteps) + " steps");
+    for (size_t i = 0; i < steps->size(); ++i) {
+      Result<FaultAction> a = ReadStep(sc, (*steps)[i], p, "steps[" + std::to_string(i) + "]");
+      if (!a.ok()) return a.status();
+      s->faults.plan.push_back(*a);
+    }
+  }
+  return Status::Ok();
+}
+
+// The command that reruns exactly this: parameters that differ from the file's defaults.
+std::string ScenarioReplay(const Scenario& sc, const std::string& variant, const Params& overrides,
+                           const std::string& backend, uint64_t seed) {
+  const bool in_tree = sc.path.empty() || sc.path.find("/harness/scenarios/") != std::string::npos;
+  std::string replay = "locklab scenario " + ShellQuote(in_tree ? sc.id : sc.path);
+  replay += " --variant " + ShellQuote(variant) + " --backend " + backend + " --seed " + std::to_string(seed);
+  for (const auto& [k, v] : overrides) replay += " --param " + ShellQuote(k + "=" + DoubleText(v));
+  return replay;
 }
 
 }  // namespace
@@ -211,136 +448,41 @@ std::string ClientName(const Scenario& sc, int client) {
   return "c" + std::to_string(client);
 }
 
-bool LoadScenario(const std::string& path, Scenario* out, std::string* error) {
-  std::ifstream in(path);
-  if (!in) return Fail(error, path + ": cannot read it");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    return Fail(error, path + ": not valid JSON: " + what);
-  }
+Result<Scenario> LoadScenario(const std::string& path) {
+  Result<json> doc = ReadJsonFile(path);
+  if (!doc.ok()) return doc.status();
   Scenario sc;
   sc.path = path;
-  sc.doc = doc;
-  auto fail = [&](const std::string& msg) { return Fail(error, path + ": " + msg); };
-  std::string err;
-  if (!CheckKeys(doc,
-                 {"id", "title", "source", "story", "backends", "redis_note", "params", "run", "clients", "steps",
-                  "liveness_bound_ms", "variants", "also"},
-                 "the scenario", &err))
-    return fail(err);
-  for (const char* k : {"id", "title", "variants"})
-    if (!doc.contains(k)) return fail(std::string("'") + k + "' is missing");
-  if (!ReadString(doc["id"], "id", &sc.id, &err) || !ReadString(doc["title"], "title", &sc.title, &err)) return fail(err);
-  if (sc.id.empty() || sc.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
-    return fail("id '" + sc.id + "' must be lower-case letters, digits and '-'");
-  if (doc.contains("source") && !ReadString(doc["source"], "source", &sc.source, &err)) return fail(err);
-  if (doc.contains("story") && !ReadString(doc["story"], "story", &sc.story, &err)) return fail(err);
-  if (doc.contains("redis_note") && !ReadString(doc["redis_note"], "redis_note", &sc.redis_note, &err)) return fail(err);
-  sc.backends = {"sim"};
-  if (doc.contains("backends")) {
-    const json& b = doc["backends"];
-    if (!b.is_array() || b.empty()) return fail("'backends' must be a list: [\"sim\"] or [\"sim\", \"redis\"]");
-    sc.backends.clear();
-    for (const json& x : b) {
-      if (!x.is_string() || (x != "sim" && x != "redis")) return fail("'backends' may hold \"sim\" and \"redis\"");
-      sc.backends.push_back(x.get<std::string>());
-    }
-  }
-  if (doc.contains("params") && !ReadParams(doc["params"], "params", &sc.params, &err)) return fail(err);
-  if (doc.contains("clients")) {
-    const json& cl = doc["clients"];
-    if (!cl.is_array() || cl.size() > kMaxScenarioClients)
-      return fail("'clients' must be a list of at most " + std::to_string(kMaxScenarioClients) + " clients");
-    for (size_t i = 0; i < cl.size(); ++i) {
-      const std::string w = "clients[" + std::to_string(i) + "]";
-      if (!CheckKeys(cl[i], {"name", "start_ms", "requests", "hold_ms", "acquire_timeout_ms", "why"}, w, &err))
-        return fail(err);
-      std::string name = "c" + std::to_string(i);
-      if (cl[i].contains("name") && !ReadString(cl[i]["name"], w + ".name", &name, &err)) return fail(err);
-      if (ClientIndex(sc, name) >= 0) return fail(w + ": client name '" + name + "' is used twice");
-      sc.clients.push_back(name);
-    }
-  }
-  if (doc.contains("steps") && (!doc["steps"].is_array() || doc["steps"].size() > kMaxScenarioSteps))
-    return fail("'steps' must be a list of at most " + std::to_string(kMaxScenarioSteps) + " steps");
-  if (!doc["variants"].is_array() || doc["variants"].empty()) return fail("'variants' must be a non-empty list");
-  for (size_t i = 0; i < doc["variants"].size(); ++i) {
-    const json& v = doc["variants"][i];
-    const std::string w = "variants[" + std::to_string(i) + "]";
-    if (!CheckKeys(v, {"name", "algorithm", "note", "params", "run", "steps", "expect"}, w, &err)) return fail(err);
-    ScenarioVariant var;
-    var.doc = v;
-    if (!v.contains("name") || !ReadString(v["name"], w + ".name", &var.name, &err))
-      return fail(w + ".name must be a string");
-    if (!v.contains("algorithm") || !ReadString(v["algorithm"], w + ".algorithm", &var.algorithm, &err))
-      return fail(w + ".algorithm must name an algorithm, e.g. \"token:release=del\"");
-    if (v.contains("note") && !ReadString(v["note"], w + ".note", &var.note, &err)) return fail(err);
-    if (!v.contains("expect")) return fail(w + ".expect is missing: say what this variant must show");
-    if (sc.FindVariant(var.name) != nullptr) return fail(w + ": variant '" + var.name + "' is defined twice");
-    sc.variants.push_back(var);
-  }
-  if (doc.contains("also")) {
-    if (!doc["also"].is_array()) return fail("'also' must be a list");
-    for (size_t i = 0; i < doc["also"].size(); ++i) {
-      const json& v = doc["also"][i];
-      const std::string w = "also[" + std::to_string(i) + "]";
-      if (!CheckKeys(v, {"variant", "params", "expect", "why"}, w, &err)) return fail(err);
-      Variation a;
-      if (!v.contains("variant") || !ReadString(v["variant"], w + ".variant", &a.variant, &err) ||
-          sc.FindVariant(a.variant) == nullptr)
-        return fail(w + ".variant must name one of the scenario's variants");
-      if (v.contains("params") && !ReadParams(v["params"], w + ".params", &a.params, &err)) return fail(err);
-      if (!v.contains("expect")) return fail(w + ".expect is missing");
-      a.expect = v["expect"];
-      if (v.contains("why") && !ReadString(v["why"], w + ".why", &a.why, &err)) return fail(err);
-      sc.also.push_back(a);
-    }
-  }
-  // Compile everything once, so that a mistake shows up when the file is read.
-  for (const std::string& backend : sc.backends) {
-    for (const auto& var : sc.variants) {
-      ScenarioRun run;
-      if (!CompileVariant(sc, var.name, {}, backend, 1, nullptr, &run, &err))
-        return fail("variant " + var.name + " (" + backend + "): " + err);
-    }
-    for (size_t i = 0; i < sc.also.size(); ++i) {
-      ScenarioRun run;
-      if (!CompileVariant(sc, sc.also[i].variant, sc.also[i].params, backend, 1, &sc.also[i].expect, &run, &err))
-        return fail("also[" + std::to_string(i) + "] (" + backend + "): " + err);
-    }
-  }
-  *out = std::move(sc);
-  return true;
+  sc.doc = *doc;
+  for (Status (*step)(const json&, Scenario*) : {&ReadHeader, &ReadClientNames, &ReadVariants, &ReadAlso})
+    LOCKLAB_RETURN_IF_ERROR(step(*doc, &sc).Prefixed(path));
+  LOCKLAB_RETURN_IF_ERROR(CompileAll(sc).Prefixed(path));
+  return sc;
 }
 
-bool LoadScenarioDir(const std::string& dir, std::vector<Scenario>* out, std::string* error) {
+Result<std::vector<Scenario>> LoadScenarioDir(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
-    return Fail(error, "scenario directory " + dir + " does not exist (set --scenario-dir or LOCKLAB_SCENARIOS)");
+    return Status::Invalid("scenario directory " + dir + " does not exist (set --scenario-dir or LOCKLAB_SCENARIOS)");
   std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".json") continue;
     if (paths.size() >= kMaxScenarioFiles)
-      return Fail(error, dir + ": more than " + std::to_string(kMaxScenarioFiles) + " scenario files");
+      return Status::Invalid(dir + ": more than " + std::to_string(kMaxScenarioFiles) + " scenario files");
     paths.push_back(entry.path().string());
   }
-  if (ec) return Fail(error, dir + ": " + ec.message());
+  if (ec) return Status::Invalid(dir + ": " + ec.message());
   std::vector<Scenario> all;
   for (const auto& p : paths) {
-    Scenario sc;
-    if (!LoadScenario(p, &sc, error)) return false;
-    all.push_back(std::move(sc));
+    Result<Scenario> sc = LoadScenario(p);
+    if (!sc.ok()) return sc.status();
+    all.push_back(std::move(sc).value());
   }
   std::sort(all.begin(), all.end(), [](const Scenario& a, const Scenario& b) { return a.id < b.id; });
   for (size_t i = 1; i < all.size(); ++i)
     if (all[i].id == all[i - 1].id)
-      return Fail(error, "scenario id '" + all[i].id + "' is used by " + all[i - 1].path + " and " + all[i].path);
-  *out = std::move(all);
-  return true;
+      return Status::Invalid("scenario id '" + all[i].id + "' is used by " + all[i - 1].path + " and " + all[i].path);
+  return all;
 }
 
 std::string DefaultScenarioDir() {
@@ -348,131 +490,65 @@ std::string DefaultScenarioDir() {
   return std::string(SourceDir()) + "/harness/scenarios";
 }
 
-bool FindScenario(const std::string& name_or_path, const std::string& dir, Scenario* out, std::string* error) {
+Result<Scenario> FindScenario(const std::string& name_or_path, const std::string& dir) {
   if (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0)
-    return LoadScenario(name_or_path, out, error);
-  std::vector<Scenario> all;
-  if (!LoadScenarioDir(dir, &all, error)) return false;
+    return LoadScenario(name_or_path);
+  Result<std::vector<Scenario>> all = LoadScenarioDir(dir);
+  if (!all.ok()) return all.status();
   std::vector<std::string> ids;
-  for (auto& sc : all) {
-    if (sc.id == name_or_path) {
-      *out = std::move(sc);
-      return true;
-    }
+  for (auto& sc : *all) {
+    if (sc.id == name_or_path) return std::move(sc);
     ids.push_back(sc.id);
   }
-  return Fail(error, "unknown scenario '" + name_or_path + "' (" + Join(ids, ", ") + "; or a path to a .json file)");
+  return Status::Invalid("unknown scenario '" + name_or_path + "' (" + Join(ids, ", ") +
+                         "; or a path to a .json file)");
 }
 
-bool CompileVariant(const Scenario& sc, const std::string& variant, const Params& overrides,
-                    const std::string& backend, uint64_t seed, const json* expect_doc, ScenarioRun* out,
-                    std::string* error) {
+Result<ScenarioRun> CompileVariant(const Scenario& sc, const std::string& variant, const Params& overrides,
+                                   const std::string& backend, uint64_t seed, const json* expect_doc) {
   const ScenarioVariant* var = sc.FindVariant(variant);
   if (var == nullptr) {
     std::vector<std::string> names;
     for (const auto& v : sc.variants) names.push_back(v.name);
-    return Fail(error, "scenario " + sc.id + " has no variant '" + variant + "' (" + Join(names, ", ") + ")");
+    return Status::Invalid("scenario " + sc.id + " has no variant '" + variant + "' (" + Join(names, ", ") + ")");
   }
   if (!sc.runs_on(backend))
-    return Fail(error, "scenario " + sc.id + " runs on " + Join(sc.backends, " and ") + " only" +
+    return Status::Invalid("scenario " + sc.id + " runs on " + Join(sc.backends, " and ") + " only" +
                            (sc.redis_note.empty() ? "" : " (" + sc.redis_note + ")"));
   ScenarioRun run;
   run.scenario = sc.id;
   run.variant = variant;
-  run.params = sc.params;
   run.client_names = sc.clients;
-  if (var->doc.contains("params") && !ReadParams(var->doc["params"], "params", &run.params, error)) return false;
-  for (const auto& [k, v] : overrides) {
-    if (run.params.count(k) == 0) {
-      std::vector<std::string> names;
-      for (const auto& [n, x] : run.params) names.push_back(n);
-      return Fail(error, "scenario " + sc.id + " has no parameter '" + k + "' (its parameters: " +
-                             (names.empty() ? "none" : Join(names, ", ")) + ")");
-    }
-    run.params[k] = v;
-  }
+  Result<Params> params = VariantParams(sc, *var, overrides);
+  if (!params.ok()) return params.status();
+  run.params = std::move(params).value();
   const Params& p = run.params;
 
   RunSpec& s = run.spec;
-  if (sc.doc.contains("run") && !FromJson(sc.doc["run"], &s, error)) return Fail(error, "run: " + *error);
-  if (var->doc.contains("run") && !FromJson(var->doc["run"], &s, error)) return Fail(error, "variant run: " + *error);
-  AlgorithmChoice choice;
-  if (!ParseAlgorithmChoice(var->algorithm, &choice, error)) return false;
-  s.algorithm = choice.name;
-  s.algorithm_options = choice.options;
+  if (sc.doc.contains("run")) LOCKLAB_RETURN_IF_ERROR(FromJson(sc.doc["run"], &s).Prefixed("run"));
+  if (var->doc.contains("run")) LOCKLAB_RETURN_IF_ERROR(FromJson(var->doc["run"], &s).Prefixed("variant run"));
+  Result<AlgorithmChoice> choice = ParseAlgorithmChoice(var->algorithm);
+  if (!choice.ok()) return choice.status();
+  s.algorithm = choice->name;
+  s.algorithm_options = choice->options;
   s.backend = backend;
   s.seed = seed;
-  // A parameter named like a numeric run field (ttl_ms, stock, clients, ...) sets that field.
-  for (const auto& [k, value] : p) {
-    const SpecField* field = FindSpecField(k, false);
-    if (field == nullptr) continue;
-    const double v = value;
-    const bool ok = std::visit(
-        [&](auto* ptr) -> bool {
-          using T = std::remove_pointer_t<decltype(ptr)>;
-          if constexpr (std::is_same_v<T, double>) {
-            *ptr = v;
-            return true;
-          } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            if (v < 0 && std::is_unsigned_v<T>) return false;
-            *ptr = static_cast<T>(std::llround(v));
-            return true;
-          } else {
-            return false;
-          }
-        },
-        field->get(s));
-    if (!ok) return Fail(error, "parameter '" + k + "' names the run field " + k + ", which does not take this number");
+  LOCKLAB_RETURN_IF_ERROR(ApplyParamFields(p, &s));
+  LOCKLAB_RETURN_IF_ERROR(ReadClientPlans(sc, p, &s));
+  LOCKLAB_RETURN_IF_ERROR(ReadSteps(sc, *var, p, &s));
+  if (sc.doc.contains("liveness_bound_ms")) {
+    Result<double> bound = ReadNum(sc.doc["liveness_bound_ms"], p, "liveness_bound_ms");
+    if (!bound.ok()) return bound.status();
+    run.liveness_bound_ms = *bound;
   }
-
-  if (!sc.clients.empty()) {
-    const json& cl = sc.doc["clients"];
-    s.clients = static_cast<int>(cl.size());
-    s.client_plans.clear();
-    for (size_t i = 0; i < cl.size(); ++i) {
-      ClientPlan plan;
-      const std::string w = "clients[" + std::to_string(i) + "]";
-      if (cl[i].contains("start_ms") && !ReadInt(cl[i]["start_ms"], p, w + ".start_ms", &plan.start_ms, error))
-        return false;
-      if (cl[i].contains("requests") && !ReadInt(cl[i]["requests"], p, w + ".requests", &plan.requests, error))
-        return false;
-      if (cl[i].contains("hold_ms") && !ReadInt(cl[i]["hold_ms"], p, w + ".hold_ms", &plan.hold_ms, error))
-        return false;
-      if (cl[i].contains("acquire_timeout_ms") &&
-          !ReadInt(cl[i]["acquire_timeout_ms"], p, w + ".acquire_timeout_ms", &plan.acquire_timeout_ms, error))
-        return false;
-      s.client_plans.push_back(plan);
-    }
-  }
-  for (const json* steps : {sc.doc.contains("steps") ? &sc.doc["steps"] : nullptr,
-                            var->doc.contains("steps") ? &var->doc["steps"] : nullptr}) {
-    if (steps == nullptr) continue;
-    if (!steps->is_array()) return Fail(error, "steps must be a list");
-    for (size_t i = 0; i < steps->size(); ++i) {
-      FaultAction a;
-      if (!ReadStep(sc, (*steps)[i], p, "steps[" + std::to_string(i) + "]", &a, error)) return false;
-      s.faults.plan.push_back(a);
-    }
-  }
-  if (sc.doc.contains("liveness_bound_ms") &&
-      !ReadNum(sc.doc["liveness_bound_ms"], p, "liveness_bound_ms", &run.liveness_bound_ms, error))
-    return false;
-  const json& expect = expect_doc != nullptr ? *expect_doc : var->doc["expect"];
-  if (!ReadExpect(sc, expect, p, "expect", &run.expect, error)) return false;
+  Result<Expectation> expect = ReadExpect(sc, expect_doc != nullptr ? *expect_doc : var->doc["expect"], p, "expect");
+  if (!expect.ok()) return expect.status();
+  run.expect = *expect;
   if (run.expect.stuck.has_value() && run.liveness_bound_ms <= 0)
-    return Fail(error, "expect.stuck needs the scenario's liveness_bound_ms");
-  if (!ResolveSpec(&s, error)) return false;
-
-  // The command that reruns exactly this: parameters that differ from the file's defaults.
-  std::string replay = "locklab scenario " + ShellQuote(sc.path.empty() || sc.path.find("/harness/scenarios/") !=
-                                                                                 std::string::npos
-                                                            ? sc.id
-                                                            : sc.path);
-  replay += " --variant " + ShellQuote(variant) + " --backend " + backend + " --seed " + std::to_string(seed);
-  for (const auto& [k, v] : overrides) replay += " --param " + ShellQuote(k + "=" + DoubleText(v));
-  run.replay = replay;
-  *out = std::move(run);
-  return true;
+    return Status::Invalid("expect.stuck needs the scenario's liveness_bound_ms");
+  LOCKLAB_RETURN_IF_ERROR(ResolveSpec(&s));
+  run.replay = ScenarioReplay(sc, variant, overrides, backend, seed);
+  return run;
 }
 
 Verdict Judge(const ScenarioRun& run, const RunResult& r) {

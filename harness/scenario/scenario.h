@@ -16,14 +16,16 @@
 #include <utility>
 #include <vector>
 
-#include "harness/scenario/expr.h"
+#include "algorithms/status.h"
 #include "harness/run/run_spec.h"
+#include "harness/scenario/expr.h"
 
 namespace locklab {
 
 constexpr size_t kMaxScenarioClients = 10'000;
 constexpr size_t kMaxScenarioSteps = 1'000;
 constexpr size_t kMaxScenarioFiles = 1'000;
+constexpr size_t kMaxScenarioVariants = 1'000;  // and variations ("also")
 
 // What a variant must show. Absent fields are not judged.
 struct Expectation {
@@ -71,14 +73,14 @@ struct Scenario {
 };
 
 // Reads and checks a scenario file: every variant must compile with the default parameters on
-// every backend it names. false + one line naming the file and the problem.
-bool LoadScenario(const std::string& path, Scenario* out, std::string* error);
-// Every *.json in `dir`, sorted by id (ids must be unique).
-bool LoadScenarioDir(const std::string& dir, std::vector<Scenario>* out, std::string* error);
+// every backend it names. kInvalid with one line naming the file and the problem.
+Result<Scenario> LoadScenario(const std::string& path);
+// Every *.json in `dir` (at most kMaxScenarioFiles), sorted by id (ids must be unique).
+Result<std::vector<Scenario>> LoadScenarioDir(const std::string& dir);
 // $LOCKLAB_SCENARIOS if set, else the source tree's harness/scenarios.
 std::string DefaultScenarioDir();
 // `name_or_path`: an id looked up in `dir`, or a path to a .json file.
-bool FindScenario(const std::string& name_or_path, const std::string& dir, Scenario* out, std::string* error);
+Result<Scenario> FindScenario(const std::string& name_or_path, const std::string& dir);
 
 // One variant, compiled for a backend with parameters (defaults < the variant's < overrides).
 struct ScenarioRun {
@@ -93,10 +95,10 @@ struct ScenarioRun {
 };
 
 // `overrides`: parameters the user gave; each must be one the scenario has. `expect_doc`: when
-// not null, judged instead of the variant's own "expect" (variations).
-bool CompileVariant(const Scenario& sc, const std::string& variant, const Params& overrides,
-                    const std::string& backend, uint64_t seed, const nlohmann::json* expect_doc,
-                    ScenarioRun* out, std::string* error);
+// not null, judged instead of the variant's own "expect" (variations). The spec is resolved
+// (ResolveSpec): kInvalid names the first problem.
+Result<ScenarioRun> CompileVariant(const Scenario& sc, const std::string& variant, const Params& overrides,
+                                   const std::string& backend, uint64_t seed, const nlohmann::json* expect_doc);
 
 struct Verdict {
   bool matches = false;

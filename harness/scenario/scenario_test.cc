@@ -11,9 +11,10 @@
 #include <sstream>
 
 #include "harness/cli/cli.h"
-#include "harness/testing/cli_test_util.h"
 #include "harness/scenario/expr.h"
+#include "harness/testing/cli_test_util.h"
 #include "harness/testing/redis_test_util.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
@@ -22,7 +23,7 @@ const std::vector<Scenario>& AllScenarios() {
   static const std::vector<Scenario> all = [] {
     std::vector<Scenario> v;
     std::string error;
-    if (!LoadScenarioDir(DefaultScenarioDir(), &v, &error)) ADD_FAILURE() << error;
+    if (!Take(LoadScenarioDir(DefaultScenarioDir()), &v, &error)) ADD_FAILURE() << error;
     return v;
   }();
   return all;
@@ -86,7 +87,7 @@ Verdict RunCase(const Case& c, RunResult* result_out = nullptr) {
   }
   ScenarioRun run;
   std::string error;
-  EXPECT_TRUE(CompileVariant(*sc, c.variant, params, c.backend, 1, expect, &run, &error)) << error;
+  EXPECT_TRUE(Take(CompileVariant(*sc, c.variant, params, c.backend, 1, expect), &run, &error)) << error;
   RunResult r = RunOne(run.spec, false, true);
   EXPECT_TRUE(r.completed) << r.error;
   Verdict v = Judge(run, r);
@@ -211,19 +212,23 @@ TEST(Expr, ArithmeticOverParameters) {
   Params p = {{"ttl_ms", 1000}, {"pause_ms", 1500}};
   double v = 0;
   std::string err;
-  ASSERT_TRUE(EvalExpr("ttl_ms + 200", p, &v, &err)) << err;
+  ASSERT_TRUE(Take(EvalExpr("ttl_ms + 200", p), &v, &err)) << err;
   EXPECT_EQ(v, 1200);
-  ASSERT_TRUE(EvalExpr("2 * (ttl_ms - pause_ms) / -4", p, &v, &err)) << err;
+  ASSERT_TRUE(Take(EvalExpr("2 * (ttl_ms - pause_ms) / -4", p), &v, &err)) << err;
   EXPECT_EQ(v, 250);
-  ASSERT_TRUE(EvalExpr("1 + 2 * 3", p, &v, &err));
+  ASSERT_TRUE(Take(EvalExpr("1 + 2 * 3", p), &v, &err));
   EXPECT_EQ(v, 7);
-  EXPECT_FALSE(EvalExpr("tll_ms", p, &v, &err));
+  EXPECT_FALSE(Take(EvalExpr("tll_ms", p), &v, &err));
   EXPECT_NE(err.find("unknown parameter 'tll_ms'"), std::string::npos) << err;
-  EXPECT_FALSE(EvalExpr("1 / (ttl_ms - 1000)", p, &v, &err));
+  EXPECT_FALSE(Take(EvalExpr("1 / (ttl_ms - 1000)", p), &v, &err));
   EXPECT_NE(err.find("division by zero"), std::string::npos);
-  EXPECT_FALSE(EvalExpr("(1 + 2", p, &v, &err));
-  EXPECT_FALSE(EvalExpr("1 +", p, &v, &err));
-  EXPECT_FALSE(EvalExpr(std::string(100, '('), p, &v, &err));  // bounded depth, no crash
+  EXPECT_FALSE(Take(EvalExpr("(1 + 2", p), &v, &err));
+  EXPECT_FALSE(Take(EvalExpr("1 +", p), &v, &err));
+  EXPECT_FALSE(Take(EvalExpr(std::string(100, '('), p), &v, &err));  // bounded depth, no crash
+  std::string huge = "99999999999999999999";
+  for (int i = 0; i < 16; ++i) huge += " * 99999999999999999999";
+  EXPECT_FALSE(Take(EvalExpr(huge, p), &v, &err));  // overflows to infinity: not a number a run can take
+  EXPECT_NE(err.find("not a finite number"), std::string::npos) << err;
 }
 
 class ScenarioFile : public ::testing::Test {
@@ -235,7 +240,7 @@ class ScenarioFile : public ::testing::Test {
   bool Load(const std::string& text, std::string* error) {
     std::ofstream(path_) << text;
     Scenario sc;
-    return LoadScenario(path_.string(), &sc, error);
+    return Take(LoadScenario(path_.string()), &sc, error);
   }
   std::filesystem::path path_;
 };
@@ -278,14 +283,14 @@ TEST_F(ScenarioFile, OverridesMustNameAParameter) {
   std::ofstream(path_) << With(R"({"do": "crash_node", "node": 0, "at_ms": 1})");
   Scenario sc;
   std::string err;
-  ASSERT_TRUE(LoadScenario(path_.string(), &sc, &err)) << err;
+  ASSERT_TRUE(Take(LoadScenario(path_.string()), &sc, &err)) << err;
   ScenarioRun run;
-  EXPECT_FALSE(CompileVariant(sc, "v", {{"pause_ms", 1}}, "sim", 1, nullptr, &run, &err));
+  EXPECT_FALSE(Take(CompileVariant(sc, "v", {{"pause_ms", 1}}, "sim", 1, nullptr), &run, &err));
   EXPECT_NE(err.find("has no parameter 'pause_ms' (its parameters: ttl_ms)"), std::string::npos) << err;
-  ASSERT_TRUE(CompileVariant(sc, "v", {{"ttl_ms", 3000}}, "sim", 1, nullptr, &run, &err)) << err;
+  ASSERT_TRUE(Take(CompileVariant(sc, "v", {{"ttl_ms", 3000}}, "sim", 1, nullptr), &run, &err)) << err;
   EXPECT_EQ(run.spec.ttl_ms, 3000);
   EXPECT_EQ(run.spec.client_plans[1].start_ms, 1500);  // the timeline follows the parameter
-  EXPECT_FALSE(CompileVariant(sc, "v", {}, "redis", 1, nullptr, &run, &err));  // sim only by default
+  EXPECT_FALSE(Take(CompileVariant(sc, "v", {}, "redis", 1, nullptr), &run, &err));  // sim only by default
 }
 
 // --- The command line: exit codes and byte-identical reports. ---

@@ -1,9 +1,25 @@
-// Test fixture shared by the config and report tests.
+// Test fixture shared by the config, report and scenario tests.
 #pragma once
 
+#include <string>
+#include <utility>
+
+#include "algorithms/status.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
+
+// For tests written as `ASSERT_TRUE(F(..., &out, &error)) << error`: the value of `r` into *out
+// when ok, else its message into *error. Returns r.ok().
+template <class T>
+bool Take(Result<T> r, T* out, std::string* error) {
+  if (!r.ok()) {
+    *error = r.status().message();
+    return false;
+  }
+  *out = std::move(r).value();
+  return true;
+}
 
 // A spec with every field away from its default, and a plan with each kind of fault.
 inline RunSpec FullSpec() {
