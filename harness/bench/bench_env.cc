@@ -64,9 +64,7 @@ Status CheckOptions(const BenchPeersOptions& o) {
   RunSpec probe;
   probe.backend = "redis";
   if (Status s = ApplyRetry(o, &probe); !s.ok()) return s;
-  std::string error;
-  if (!ResolveSpec(&probe, &error)) return Status::Invalid(error);
-  return Status::Ok();
+  return ResolveSpec(&probe);
 }
 
 double R3(double v) { return std::round(v * 1000.0) / 1000.0; }
@@ -115,10 +113,9 @@ Status FlushAll(const RedisServers& s) {
 Status ApplyRetry(const BenchPeersOptions& o, RunSpec* s) {
   s->retry = o.retry;
   for (const std::string& text : o.retry_opts) {
-    Options opt;
-    std::string error;
-    if (!Options::Parse(text, &opt, &error)) return Status::Invalid("--retry-opt " + text + ": " + error);
-    for (const auto& [k, v] : opt.values()) s->retry_options.Set(k, v);
+    Result<Options> opt = Options::Parse(text);
+    if (!opt.ok()) return opt.status().Prefixed("--retry-opt " + text);
+    for (const auto& [k, v] : opt->values()) s->retry_options.Set(k, v);
   }
   return Status::Ok();
 }

@@ -60,8 +60,7 @@ Status RunBenchPeers(const BenchPeersOptions& o, std::ostream& out) {
   for (const bench_peers::Row& r : outcome.rows) all_ran = all_ran && r.ran;
   for (const bench_peers::PauseRow& p : outcome.pauses) all_ran = all_ran && p.ran;
   if (!o.quiet) bench_peers::PrintTables(env, outcome, out);
-  std::string write_error;
-  if (!WriteFileAtomic(o.out, ReportText(report), &write_error)) return Status::Failed(write_error);
+  if (Status st = WriteFileAtomic(o.out, ReportText(report)); !st.ok()) return st;
   out << "\nreport: " << o.out << "\n";
   out.flush();
   if (!all_ran) return Status::Failed("some rows could not run (see the table and the report's \"error\" fields)");

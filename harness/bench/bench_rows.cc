@@ -25,8 +25,7 @@ Result<RunSpec> LocklabRowSpec(BenchEnv& env, const Workload& w, const Impl& imp
   s.retry = "auto";
   if (own_retry)
     if (Status st = ApplyRetry(env.o, &s); !st.ok()) return st;
-  std::string error;
-  if (!ResolveSpec(&s, &error)) return Status::Invalid(error);
+  if (Status st = ResolveSpec(&s); !st.ok()) return st;
   row->options = {{"retry", s.retry}, {"retry_options", s.retry_options.values()},
                   {"algorithm_options", s.algorithm_options.values()}};
   if (!w.timed) {

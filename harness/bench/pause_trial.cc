@@ -84,9 +84,8 @@ void RunLocklabPause(BenchEnv& env, const Impl& impl, int nodes, PauseRow* row) 
   a.at_us = o.pause_at_ms * 1000;
   a.duration_us = o.pause_ms * 1000;
   s.faults.plan.push_back(a);
-  std::string error;
-  if (!ResolveSpec(&s, &error)) {
-    row->error = error;
+  if (Status st = ResolveSpec(&s); !st.ok()) {
+    row->error = st.message();
     return;
   }
   RunResult res = RunOne(s, false, true);

@@ -54,9 +54,8 @@ void BM_AcquireLatency(benchmark::State& state, const char* algorithm, int nodes
   }
   LockConfig lc;
   lc.ttl_ms = 10000;
-  std::string error;
-  if (!lc.options.Resolve(algorithm, alg->options).ok(&error)) {
-    state.SkipWithError(error.c_str());
+  if (Status st = lc.options.Resolve(algorithm, alg->options); !st.ok()) {
+    state.SkipWithError(st.message().c_str());
     return;
   }
   Latencies lat;

@@ -158,7 +158,7 @@ TEST(CheckLocksTest, AKeyPerClientRunIsJudgedPerKey) {
   s.hold_ms = 10;
   s.key_per_client = true;
   std::string error;
-  ASSERT_TRUE(ResolveSpec(&s, &error)) << error;
+  ASSERT_TRUE(ResolveSpec(&s).ok(&error)) << error;
   const RunResult r = RunOne(s, false, /*keep_events=*/true);
   ASSERT_TRUE(r.completed) << r.error;
   EXPECT_EQ(r.check.liveness.acquired, 40);
