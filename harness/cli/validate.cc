@@ -111,26 +111,26 @@ std::string Secs(double s) {
 struct Progress {
   bool on = true;
   size_t total = 0, done = 0, sim_left = 0, real_left = 0;
-  double sim_seconds = 0, real_seconds = 0;
+  double sim_wall_s = 0, real_wall_s = 0;
   size_t sim_done = 0, real_done = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   void Done(const ExperimentResult& e, const ValidateRun& run) {
     ++done;
     const bool sim = run.backend == "sim";
-    (sim ? sim_seconds : real_seconds) += run.seconds;
+    (sim ? sim_wall_s : real_wall_s) += run.wall_s;
     ++(sim ? sim_done : real_done);
     --(sim ? sim_left : real_left);
     if (!on) return;
-    const double all_mean = (sim_seconds + real_seconds) / static_cast<double>(sim_done + real_done);
-    const double sim_mean = sim_done ? sim_seconds / static_cast<double>(sim_done) : all_mean;
-    const double real_mean = real_done ? real_seconds / static_cast<double>(real_done) : all_mean;
-    const double eta = sim_mean * static_cast<double>(sim_left) + real_mean * static_cast<double>(real_left);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double all_mean_s = (sim_wall_s + real_wall_s) / static_cast<double>(sim_done + real_done);
+    const double sim_mean_s = sim_done ? sim_wall_s / static_cast<double>(sim_done) : all_mean_s;
+    const double real_mean_s = real_done ? real_wall_s / static_cast<double>(real_done) : all_mean_s;
+    const double eta_s = sim_mean_s * static_cast<double>(sim_left) + real_mean_s * static_cast<double>(real_left);
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "[%zu/%zu] %s %s %s seed %llu: %s in %.2f s; elapsed %s, ETA %s\n", done, total,
                  e.group.c_str(), e.name.c_str(), run.backend.c_str(), static_cast<unsigned long long>(run.seed),
-                 run.completed ? "done" : ("FAILED (" + run.error + ")").c_str(), run.seconds, Secs(elapsed).c_str(),
-                 Secs(eta).c_str());
+                 run.completed ? "done" : ("FAILED (" + run.error + ")").c_str(), run.wall_s, Secs(elapsed_s).c_str(),
+                 Secs(eta_s).c_str());
   }
 };
 

@@ -77,7 +77,7 @@ struct ValidateRun {
   bool completed = false;
   std::string error;
   std::string replay;
-  double seconds = 0;  // wall time of the run
+  double wall_s = 0;  // wall time of the run, seconds
 };
 // One run's figure for one metric: for a rate, `value` events of `trials` acquisitions; for
 // the other kinds `value` alone. Empty when the run gives none (not completed; no acquisition

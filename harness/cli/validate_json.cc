@@ -85,7 +85,7 @@ json ExperimentJson(const ExperimentResult& e) {
                     {"seed", r.seed},
                     {"completed", r.completed},
                     {"error", r.error},
-                    {"seconds", std::round(r.seconds * 1000) / 1000},
+                    {"wall_s", std::round(r.wall_s * 1000) / 1000},
                     {"replay", r.replay}});
   for (const MetricResult& m : e.metrics) metrics.push_back(MetricJson(m));
   return {{"name", e.name}, {"config", config}, {"seeds", e.seeds}, {"metrics", metrics}, {"runs", runs}};
