@@ -107,9 +107,10 @@ struct ValidationResult {
   bool all_completed = true;
 };
 
-// Checks the options and resolves every spec before any run: Invalid names the flag.
+// Checks the flags' values (group names, seed count, --out not a directory): Invalid names the flag.
 Status CheckValidateOptions(const ValidateOptions& o);
-// Runs the selected groups on both backends. Invalid before any run on bad input.
+// Runs the selected groups on both backends. Checks the options and resolves every spec first:
+// Invalid before any run on bad input. Progress on stderr when o.progress.
 Result<ValidationResult> RunValidation(const ValidateOptions& o);
 
 // Judges one metric from the figures of each backend's runs, by seed.
