@@ -71,6 +71,16 @@ retry-study: build
 clean:
 	rm -rf $(BUILD)
 
+# The validation (README "Validation: simulator vs real Redis"): canonical experiments on both
+# backends over several seeds, a verdict per metric. The full set takes about an hour on real
+# Redis; validate-quick is the small version (well under a minute). `make plots` draws either
+# (notebooks/validation.ipynb -> results/plots/validation.png).
+.PHONY: validate validate-quick
+validate: build
+	./$(BUILD)/locklab validate --out results/validation/validation.json
+validate-quick: build
+	./$(BUILD)/locklab validate --quick --out results/validation/quick.json
+
 # The peer benchmark (README "Peer benchmark"): locklab next to node-redlock, redis-semaphore and
 # redis-py's Lock on the same redis-server processes. On top of PKGS it needs Debian's redis-py and
 # Node.js with npm; npm installs the Node.js peers pinned in harness/bench/peers/package-lock.json into

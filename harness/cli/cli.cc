@@ -22,6 +22,7 @@
 #include "harness/run/config.h"
 #include "harness/run/spec_fields.h"
 #include "harness/scenario/scenario.h"
+#include "harness/cli/validate_cli.h"
 
 namespace locklab {
 namespace {
@@ -402,6 +403,12 @@ Result<RunRequest> ParseRunArgs(const std::vector<std::string>& args) {
   return BuildRequest(flags);
 }
 
+static std::string CommandLine(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + ShellQuote(argv[i]);
+  return s;
+}
+
 int CliMain(int argc, char** argv) {
   RegisterRedisBackend();  // --backend redis: chosen once, here (harness/run/backends.h)
   CLI::App app{
@@ -433,6 +440,10 @@ int CliMain(int argc, char** argv) {
       "bench-peers", "locklab next to node-redlock, redis-semaphore and redis-py's Lock on the same servers");
   BenchPeersOptions bench_peers_options;
   AddBenchPeersFlags(bench_peers, &bench_peers_options);
+  CLI::App* validate = app.add_subcommand(
+      "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
+  ValidateFlags validate_flags;
+  AddValidateFlags(validate, &validate_flags);
   scenario->footer(
       "\nExamples:\n"
       "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
@@ -470,6 +481,7 @@ int CliMain(int argc, char** argv) {
     if (suite->parsed()) return SuiteCommand(suite_flags);
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
+    if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

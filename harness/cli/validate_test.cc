@@ -1,0 +1,275 @@
+// `locklab validate`: the agreement rule on hand-made numbers, the JSON's shape, bad flags, and
+// the quick version end to end on both backends (structure only: the backends need not agree).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "harness/cli/validate.h"
+#include "harness/testing/cli_test_util.h"
+
+namespace locklab {
+namespace {
+
+SeedSample Means(std::vector<double> v) { return MeanSample(v); }
+
+// A rate sample whose interval is given outright (the overlap rule's edges).
+SeedSample RateWithInterval(double low, double estimate, double high) {
+  SeedSample s = RateSample({1, 1}, {10, 10});
+  s.interval.low = low;
+  s.interval.estimate = estimate;
+  s.interval.high = high;
+  return s;
+}
+
+std::string VerdictOf(MetricKind kind, const SeedSample& sim, const SeedSample& real, int64_t requests = 2000) {
+  return Judge(kind, sim, real, requests).verdict;
+}
+
+TEST(ValidateRule, MeansAgreeWithinTimesOnePointTwoFiveInclusive) {
+  const SeedSample real = Means({100, 100, 100});
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({125, 125}), real), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({125.01, 125.01}), real), "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({80, 80}), real), "agree");  // 100 / 1.25
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({79.99, 79.99}), real), "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({100}), real), "agree");
+  // The simulator's own spread does not widen the band: only its mean is judged.
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({10, 290}), real), "disagree");
+}
+
+TEST(ValidateRule, MeansUseRealRedisSeedRangeWhenItIsWider) {
+  const SeedSample real = Means({50, 100, 150});  // band [80, 125], seeds [50, 150]
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({150}), real), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({150.5}), real), "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({50}), real), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({49.5}), real), "disagree");
+  // Narrow seeds: the x1.25 band is the wider one.
+  const SeedSample narrow = Means({99, 100, 101});
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({124}), narrow), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({126}), narrow), "disagree");
+  // Zero means: only zero agrees.
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({0, 0}), Means({0, 0})), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({0.1, 0.1}), Means({0, 0})), "disagree");
+}
+
+TEST(ValidateRule, FailedRequestsWithinFivePercentOfTheRequests) {
+  // 5% of 2000 requests = 100.
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({150, 150}), Means({50, 50})), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({150.5, 150.5}), Means({50, 50})), "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({0, 0}), Means({100, 100})), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({0, 0}), Means({101, 101})), "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({0, 0}), Means({101, 101}), 40), "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({0, 0}), Means({2, 2}), 40), "agree");
+}
+
+TEST(ValidateRule, RatesAgreeWhenTheIntervalsOverlap) {
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateWithInterval(0, 0.05, 0.1), RateWithInterval(0.1, 0.15, 0.2)), "agree");
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateWithInterval(0, 0.05, 0.1), RateWithInterval(0.1001, 0.15, 0.2)),
+            "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateWithInterval(0.3, 0.4, 0.5), RateWithInterval(0.1, 0.15, 0.2)),
+            "disagree");
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateWithInterval(0, 0.5, 1), RateWithInterval(0.1, 0.15, 0.2)), "agree");
+  // From runs: no events anywhere on either side overlaps (both intervals start at 0).
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateSample({0, 0, 0}, {20, 20, 20}), RateSample({0, 0, 0}, {20, 20, 20})),
+            "agree");
+  // Every acquisition violated on one side, none on the other, over many trials: apart.
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateSample({0, 0, 0}, {500, 500, 500}),
+                    RateSample({100, 110, 90}, {500, 500, 500})),
+            "disagree");
+}
+
+TEST(ValidateRule, NotApplicableWhenABackendHasNoData) {
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({}), Means({1, 2})), "n/a");
+  EXPECT_EQ(VerdictOf(MetricKind::kMean, Means({1, 2}), Means({})), "n/a");
+  EXPECT_EQ(VerdictOf(MetricKind::kFailed, Means({}), Means({})), "n/a");
+  EXPECT_EQ(VerdictOf(MetricKind::kRate, RateSample({0, 0}, {0, 0}), RateSample({1}, {10})), "n/a");
+  EXPECT_FALSE(SimOverReal(MetricKind::kMean, Means({}), Means({1, 2})).estimate.has_value());
+}
+
+TEST(ValidateRule, RatioOfMeansWithFiellersInterval) {
+  // sim mean 10 (se 0.707), real mean 5 (se 0.354), t(4) = 2.776: Fieller gives [1.508, 2.652].
+  const SimRealRatio r =
+      SimOverReal(MetricKind::kMean, Means({8, 9, 10, 11, 12}), Means({4, 4.5, 5, 5.5, 6}));
+  ASSERT_TRUE(r.estimate && r.low && r.high) << r.method;
+  EXPECT_DOUBLE_EQ(*r.estimate, 2);
+  EXPECT_NEAR(*r.low, 1.508, 0.005);
+  EXPECT_NEAR(*r.high, 2.652, 0.005);
+  // Identical seeds: the interval is the point.
+  const SimRealRatio same = SimOverReal(MetricKind::kMean, Means({3, 3}), Means({2, 2}));
+  ASSERT_TRUE(same.low && same.high);
+  EXPECT_DOUBLE_EQ(*same.low, 1.5);
+  EXPECT_DOUBLE_EQ(*same.high, 1.5);
+  // Real mean not distinguishable from 0: the ratio of means only.
+  const SimRealRatio wide = SimOverReal(MetricKind::kMean, Means({1, 1.2}), Means({0.1, 5}));
+  ASSERT_TRUE(wide.estimate.has_value());
+  EXPECT_FALSE(wide.low.has_value());
+  EXPECT_NE(wide.method.find("unbounded"), std::string::npos);
+  // One seed: no interval. Real estimate 0: no ratio.
+  EXPECT_FALSE(SimOverReal(MetricKind::kMean, Means({1}), Means({2})).low.has_value());
+  EXPECT_FALSE(SimOverReal(MetricKind::kMean, Means({1, 1}), Means({0, 0})).estimate.has_value());
+  // Rates: the ratio of the estimates, no interval.
+  const SimRealRatio rate = SimOverReal(MetricKind::kRate, RateSample({2, 2}, {10, 10}), RateSample({1, 1}, {10, 10}));
+  ASSERT_TRUE(rate.estimate.has_value());
+  EXPECT_DOUBLE_EQ(*rate.estimate, 2);
+  EXPECT_FALSE(rate.low.has_value());
+}
+
+ValidationResult HandMadeResult() {
+  ExperimentResult e;
+  e.group = "suite";
+  e.name = "none/token";
+  e.seeds = {1, 2};
+  e.runs = {{"sim", 1, true, "", "locklab run --backend sim --seed 1", 0.01},
+            {"redis", 1, false, "boom", "locklab run --backend redis --seed 1", 1.5}};
+  e.metrics.push_back(JudgeMetric(MetricId::kViolationsPerAcquisition, 200, {Figure{1, 100}, Figure{0, 100}},
+                                  {Figure{2, 100}, std::nullopt}));
+  e.metrics.push_back(
+      JudgeMetric(MetricId::kAcquireP99Ms, 200, {Figure{10, 1}, Figure{12, 1}}, {std::nullopt, std::nullopt}));
+  ValidationResult r;
+  r.experiments.push_back(e);
+  r.all_completed = false;
+  return r;
+}
+
+TEST(ValidateJson, Shape) {
+  ValidateOptions o;
+  o.quick = true;
+  const nlohmann::json j = ValidationJson(HandMadeResult(), o);
+  EXPECT_EQ(j["schema"], "locklab.validation/1");
+  for (const char* k : {"version", "sha", "host", "date", "quick", "command"}) EXPECT_TRUE(j["context"].contains(k)) << k;
+  EXPECT_EQ(j["rule"]["mean_factor"], 1.25);
+  EXPECT_EQ(j["rule"]["failed_fraction_of_requests"], 0.05);
+  ASSERT_EQ(j["groups"].size(), 1u);
+  const auto& e = j["groups"][0]["experiments"][0];
+  EXPECT_EQ(e["name"], "none/token");
+  EXPECT_FALSE(e["config"].contains("seed"));
+  ASSERT_EQ(e["runs"].size(), 2u);
+  EXPECT_EQ(e["runs"][1]["replay"], "locklab run --backend redis --seed 1");
+  EXPECT_EQ(e["runs"][1]["completed"], false);
+  const auto& viol = e["metrics"][0];
+  EXPECT_EQ(viol["name"], "violations_per_acquisition");
+  EXPECT_EQ(viol["kind"], "rate");
+  for (const char* side : {"sim", "real"})
+    for (const char* k : {"estimate", "low", "high", "n", "method", "per_seed"})
+      EXPECT_TRUE(viol[side].contains(k)) << side << "." << k;
+  EXPECT_EQ(viol["sim"]["n"], 2);
+  EXPECT_EQ(viol["real"]["n"], 1);
+  EXPECT_EQ(viol["sim"]["per_seed"], nlohmann::json::parse("[0.01, 0.0]"));
+  EXPECT_TRUE(viol["real"]["per_seed"][1].is_null());  // the run that gave nothing
+  EXPECT_TRUE(viol["ratio"].contains("estimate"));
+  EXPECT_TRUE(viol["verdict"] == "agree" || viol["verdict"] == "disagree");
+  const auto& p99 = e["metrics"][1];
+  EXPECT_EQ(p99["verdict"], "n/a");
+  EXPECT_TRUE(p99["real"]["estimate"].is_null());
+  EXPECT_EQ(p99["real"]["n"], 0);
+  EXPECT_TRUE(p99["ratio"]["estimate"].is_null());
+  EXPECT_EQ(j["summary"]["n/a"], 1);
+}
+
+TEST(ValidateJson, TableFitsInOneHundredTwentyColumns) {
+  const std::string t = ValidationTable(HandMadeResult());
+  EXPECT_NE(t.find("none/token"), std::string::npos) << t;
+  EXPECT_NE(t.find("n/a"), std::string::npos) << t;
+  size_t start = 0;
+  for (int line = 0; line < 1000 && start < t.size(); ++line) {
+    const size_t end = t.find('\n', start);
+    EXPECT_LE((end == std::string::npos ? t.size() : end) - start, 120u) << t;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
+// The canonical set's names are unique per group and every group has experiments.
+TEST(ValidateGroups, CanonicalSet) {
+  for (bool quick : {false, true}) {
+    Result<std::vector<ValidateGroup>> groups = ValidateGroups(quick);
+    ASSERT_TRUE(groups.ok()) << groups.status().message();
+    ASSERT_EQ(groups->size(), 3u);
+    for (const ValidateGroup& g : *groups) {
+      std::set<std::string> names;
+      for (const ValidateExperiment& e : g.experiments) EXPECT_TRUE(names.insert(e.name).second) << e.name;
+      EXPECT_GE(g.experiments.size(), quick ? 2u : 5u) << g.name;
+      if (quick) {
+        EXPECT_LE(g.experiments.size(), 3u) << g.name;
+      }
+    }
+  }
+}
+
+class ValidateCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("locklab_validate_test_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ValidateCli, BadFlagsExitTwoBeforeAnyRun) {
+  const std::string out = (dir_ / "v.json").string();
+  EXPECT_EQ(Cli({"validate", "--seeds", "0", "--out", out}), kExitBadInput);
+  EXPECT_EQ(Cli({"validate", "--seeds", "many", "--out", out}), kExitBadInput);
+  EXPECT_EQ(Cli({"validate", "--only", "nope", "--out", out}), kExitBadInput);
+  EXPECT_EQ(Cli({"validate", "--only", "suite,nope", "--out", out}), kExitBadInput);
+  EXPECT_EQ(Cli({"validate", "--frobnicate", "--out", out}), kExitBadInput);
+  EXPECT_EQ(Cli({"validate", "--out", std::filesystem::temp_directory_path().string()}), kExitBadInput);
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+}
+
+// The redis-server processes this process started and has not reaped (pgrep -P: its children).
+std::string OurRedisServers() {
+  const std::string cmd = "pgrep -P " + std::to_string(getpid()) + " redis-server";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return "popen failed";
+  char buf[256];
+  for (int i = 0; i < 1000 && std::fgets(buf, sizeof buf, p) != nullptr; ++i) out += buf;
+  pclose(p);
+  return out;
+}
+
+TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
+  const std::string out = (dir_ / "validation.json").string();
+  ASSERT_EQ(Cli({"validate", "--quick", "--no-progress", "--out", out}), kExitOk);
+  EXPECT_EQ(OurRedisServers(), "");  // every server it started is stopped
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(out));
+  EXPECT_EQ(j["schema"], "locklab.validation/1");
+  EXPECT_EQ(j["context"]["quick"], true);
+  std::set<std::string> groups;
+  for (const auto& g : j["groups"]) {
+    groups.insert(g["name"].get<std::string>());
+    ASSERT_FALSE(g["experiments"].empty());
+    for (const auto& e : g["experiments"]) {
+      const size_t seeds = e["seeds"].size();
+      EXPECT_GE(seeds, 2u);
+      EXPECT_EQ(e["runs"].size(), 2 * seeds);
+      for (const auto& r : e["runs"]) {
+        EXPECT_EQ(r["completed"], true) << r["error"];
+        EXPECT_EQ(r["replay"].get<std::string>().rfind("locklab run --backend " + r["backend"].get<std::string>(), 0),
+                  0u);
+      }
+      ASSERT_FALSE(e["metrics"].empty());
+      for (const auto& m : e["metrics"]) {
+        for (const char* side : {"sim", "real"}) {
+          const auto& s = m[side];
+          EXPECT_EQ(s["n"], seeds) << e["name"] << " " << m["name"] << " " << side;
+          ASSERT_TRUE(s["estimate"].is_number() && s["low"].is_number() && s["high"].is_number())
+              << e["name"] << " " << m["name"] << " " << side;
+          EXPECT_LE(s["low"].get<double>(), s["estimate"].get<double>() + 1e-9);
+          EXPECT_GE(s["high"].get<double>(), s["estimate"].get<double>() - 1e-9);
+          EXPECT_FALSE(s["method"].get<std::string>().empty());
+          EXPECT_EQ(s["per_seed"].size(), seeds);
+        }
+        const std::string v = m["verdict"];
+        EXPECT_TRUE(v == "agree" || v == "disagree") << v;  // both backends have data in every cell
+      }
+    }
+  }
+  EXPECT_EQ(groups, (std::set<std::string>{"retry", "suite", "gc-pause"}));
+}
+
+}  // namespace
+}  // namespace locklab
