@@ -12,6 +12,7 @@
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
 #include "harness/bench/bench_peers.h"
+#include "harness/cli/calibrate_cli.h"
 #include "harness/cli/cli_list.h"
 #include "harness/run/config.h"
 #include "harness/report/report.h"
@@ -372,6 +373,7 @@ int CliMain(int argc, char** argv) {
       "bench-peers", "locklab next to node-redlock, redis-semaphore and redis-py's Lock on the same servers");
   BenchPeersOptions bench_peers_options;
   AddBenchPeersFlags(bench_peers, &bench_peers_options);
+  const CalibrateCli calibrate(app);
   scenario->footer(
       "\nExamples:\n"
       "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
@@ -409,6 +411,7 @@ int CliMain(int argc, char** argv) {
     if (suite->parsed()) return SuiteCommand(suite_flags);
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
+    if (calibrate.parsed()) return calibrate.Run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

@@ -1,0 +1,95 @@
+// The pieces of Calibrate (calibrate.h), shared by calibrate.cc (orchestration),
+// calibrate_node.cc (hiredis measurements of a redis-server) and calibrate_client.cc (the real
+// runtime's CPU). Not for other callers.
+#pragma once
+
+#include <hiredis/hiredis.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/status.h"
+
+namespace locklab::calib {
+
+// How much each measurement does per round.
+struct Sizes {
+  int batch = 1000;          // commands per pipelined batch (command_us)
+  int batches = 10;          // batches per round, for each batched measurement
+  int pings = 1000;          // one-at-a-time PINGs per round
+  int script_batch = 300;    // EVALSHAs per batch
+  int publish_batch = 300;   // PUBLISHes per batch
+  int subscribers = 100;     // the largest subscriber count (0, 10 and this)
+  int waiters = 200;         // parked BLPOP clients
+  int blpop_samples = 5;     // park-and-serve cycles per round
+  int clients = 100;         // real runtime clients
+  int client_m1 = 20, client_m2 = 120;  // commands (or sleeps) per client in the two runs of a pair
+  int client_pairs = 2;      // pairs per round
+  static Sizes Quick();
+};
+
+// Samples pooled over the rounds (µs).
+struct NodeSamples {
+  std::vector<double> command_us;
+  std::vector<double> ping_rtt_us;
+  std::vector<double> script_us, script_call_us;
+  std::vector<double> publish_per_receiver_us, publish_base_us;
+  std::vector<double> blpop_serve_us;
+  std::map<int, std::vector<double>> script_by_calls_us;       // calls -> per EVALSHA
+  std::map<int, std::vector<double>> publish_by_receivers_us;  // subscribers -> per PUBLISH
+  std::map<std::string, std::vector<double>> locklab_script_us;  // script name -> per EVALSHA
+  std::map<std::string, std::pair<double, double>> commandstats;  // command -> (calls, usec)
+};
+
+struct ClientSamples {
+  std::vector<double> per_command_us;  // send + reply
+  std::vector<double> timer_us;
+};
+
+struct Conn {
+  struct Free {
+    void operator()(redisContext* c) const { redisFree(c); }
+  };
+  std::unique_ptr<redisContext, Free> ctx;
+  redisContext* get() const { return ctx.get(); }
+};
+// A blocking hiredis connection to 127.0.0.1:port with a 5 s connect and I/O timeout.
+Result<Conn> Connect(int port);
+// One command and its reply as text (status/string verbatim, integers in decimal).
+Result<std::string> Query(const Conn& c, const std::vector<std::string>& argv);
+
+// The node measurements against one server (all connections made here are closed on return).
+class NodeBench {
+ public:
+  NodeBench(int port, const Sizes& sizes, NodeSamples* out) : port_(port), sizes_(sizes), out_(out) {}
+  Status Setup();  // connections, subscribers, waiters, scripts loaded
+  Status Commands();
+  Status Pings();
+  Status ScriptFit();
+  Status LocklabScripts();
+  Status Publish();
+  Status Blpop();
+  Status ResetStats();
+  Status CollectStats();
+
+ private:
+  Status Drain(const Conn& c, int replies);
+  int port_;
+  Sizes sizes_;
+  NodeSamples* out_;
+  Conn main_;
+  std::vector<Conn> subscribers_;
+  std::vector<Conn> waiters_;
+  std::map<int, std::string> fit_sha_;  // calls -> sha
+};
+
+// One pair of real-runtime runs against HOST:PORT: appends a per-command and a per-timer sample.
+Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out);
+
+// Least squares y = a + b x.
+std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace locklab::calib
