@@ -49,7 +49,8 @@ ojson MeansBy(const std::map<Key, std::vector<double>>& m) {
 }
 
 ojson SizesJson(const Sizes& s) {
-  return ojson{{"batch", s.batch},
+  return ojson{{"drivers", s.drivers},
+               {"batch", s.batch},
                {"batches_per_round", s.batches},
                {"pings_per_round", s.pings},
                {"script_batch", s.script_batch},
@@ -67,27 +68,30 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
   sim::CostModel m;
   ojson& fig = (*measurements)["figures"];
   m.node.command_us = Figure("node.command_us", ns.command_us,
-                             "pipelined batches of SET PX/GET/DEL, wall time per command, one sample per batch", &fig);
+                             "server main-thread CPU (INFO cpu) per command, SET PX/GET/DEL sent by N connections "
+                             "with one command each in flight (all send, then all read), one sample per batch",
+                             &fig);
   m.node.script_us = Figure("node.script_us", ns.script_us,
-                            "intercept of a line over EVALSHA per-call wall time of scripts making 0/1/4/16 "
-                            "redis.call('GET'), one line per batch set",
+                            "intercept of a line over server CPU per EVALSHA of scripts making 0/1/4/16 "
+                            "redis.call('GET'), sent as for node.command_us; one line per sample",
                             &fig);
   m.node.script_call_us = Figure("node.script_call_us", ns.script_call_us, "slope of the same line", &fig);
   m.node.publish_per_receiver_us =
       Figure("node.publish_per_receiver_us", ns.publish_per_receiver_us,
-             "slope of a line over pipelined PUBLISH wall time per command with 0/10/100 subscribers (batch ended "
-             "by a PING, so every delivery is written)",
-             &fig);
+             "slope of a line over server CPU per PUBLISH (one at a time) with 0/10/100 subscribers", &fig);
   m.node.blpop_serve_us = Figure("node.blpop_serve_us", ns.blpop_serve_us,
-                                 "(W LPUSHes serving W parked BLPOPs - W LPUSHes with nobody waiting) / W, each "
-                                 "batch ended by a PING",
+                                 "server CPU per LPUSH (one at a time) that serves a parked BLPOP client minus per "
+                                 "LPUSH nobody waits for",
                                  &fig);
-  const double command_mean_us = m.node.command_us.MeanUs();
+  // A round trip less the server's part, halved. What is left is the loopback path: on one
+  // machine that is mostly the two processes' kernel work (their CPU) and wake-ups;
+  // cross_checks.ping_client_cpu_us says how much of it the client process spent.
+  const double server_us = Mean(ns.ping_server_us);
   std::vector<double> one_way;
-  for (double rtt : ns.ping_rtt_us) one_way.push_back((rtt - command_mean_us) / 2);
+  for (double rtt : ns.ping_rtt_us) one_way.push_back((rtt - server_us) / 2);
   m.one_way_us = Figure("one_way_us", one_way,
-                        "(one-at-a-time PING round trip, blocking hiredis - mean node.command_us) / 2, one sample "
-                        "per PING",
+                        "(one-at-a-time PING round trip with blocking hiredis - server CPU per PING) / 2, one "
+                        "sample per PING; includes the client's own syscalls (see cross_checks.ping_client_cpu_us)",
                         &fig);
   std::vector<double> half;
   for (double x : cs.per_command_us) half.push_back(x / 2);
@@ -108,8 +112,15 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
     if (cu.first > 0) stats[name] = R3(cu.second / cu.first);
   x["commandstats_usec_per_call"] = stats;
   x["commandstats_note"] = "INFO commandstats: command execution only, no I/O; GET counts calls from scripts too";
+  x["command_wall_us"] = R3(Mean(ns.command_wall_us));
+  x["command_wall_note"] = "the same batches' wall time per command (the server is not alone on the machine)";
+  x["pipelined_command_us"] = R3(Mean(ns.pipelined_command_us));
+  x["pipelined_note"] = "one connection, a batch pipelined, wall time per command: the I/O is amortized away";
   x["ping_rtt_mean_us"] = R3(Mean(ns.ping_rtt_us));
+  x["ping_server_cpu_us"] = R3(Mean(ns.ping_server_us));
+  x["ping_client_cpu_us"] = R3(Mean(ns.ping_client_us));
   x["script_us_by_calls"] = MeansBy(ns.script_by_calls_us);
+  x["publish_base_us"] = R3(Mean(ns.publish_base_us));
   x["publish_us_by_subscribers"] = MeansBy(ns.publish_by_receivers_us);
   x["locklab_scripts_us"] = MeansBy(ns.locklab_script_us);
   x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
@@ -128,9 +139,9 @@ struct Run {
 Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& address, ClientSamples* cs) {
   const std::string head = "round " + std::to_string(r + 1) + "/" + std::to_string(run.o.rounds) + ": ";
   if (Status s = bench.ResetStats(); !s.ok()) return s;
-  run.Say(head + "plain commands, pipelined");
+  run.Say(head + "plain commands, " + std::to_string(run.sizes.drivers) + " connections");
   if (Status s = bench.Commands(); !s.ok()) return s.Prefixed("commands");
-  run.Say(head + "scripts, pipelined");
+  run.Say(head + "scripts");
   if (Status s = bench.ScriptFit(); !s.ok()) return s.Prefixed("scripts");
   if (Status s = bench.LocklabScripts(); !s.ok()) return s.Prefixed("locklab scripts");
   run.Say(head + "PUBLISH to 0, 10, " + std::to_string(run.sizes.subscribers) + " subscribers");

@@ -4,25 +4,33 @@
 // (harness/run/profile.h).
 //
 // What is measured, each in `rounds` rounds (samples pooled; a distribution's points are
-// quantiles of the samples, the top 0.1% trimmed; see DistFromSamples):
-//  - node.command_us: pipelined batches of SET PX / GET / DEL timed end to end (commands
-//    formatted before the clock starts), wall time per command, one sample per batch. INFO
-//    commandstats' usec_per_call is reported next to it (it leaves out the I/O).
-//  - node.script_us, node.script_call_us: pipelined EVALSHA of scripts making 0, 1, 4 and 16
-//    redis.call('GET')s; per batch a least-squares line: intercept = script_us, slope =
-//    script_call_us. locklab's own scripts (sim/scripts.h) are timed too (informative).
-//  - node.publish_per_receiver_us: pipelined PUBLISH to channels with 0, 10 and 100
-//    subscribers (extra connections, drained between batches), each batch ended by a PING so
-//    that every delivery is written; the slope of a line over the three.
-//  - node.blpop_serve_us: W clients parked on BLPOP, then W pipelined LPUSHes serve them (+ a
-//    PING), minus the same LPUSHes with nobody waiting; per waiter.
-//  - one_way_us: one-at-a-time PING round trips (hiredis, blocking) minus the mean command_us,
-//    halved (so that a simulated round trip, one_way + command + one_way, matches a real one).
+// quantiles of the samples, the top 0.1% trimmed; see DistFromSamples). Node figures are the
+// server's main-thread CPU (INFO cpu: used_cpu_{user,sys}_main_thread, less one INFO's own
+// cost), which is the time its one thread is busy whatever else runs on the machine, in the
+// regime of locklab's real backend: each connection has one command in flight, so every
+// command pays its own read and write (pipelining would amortize that away; the pipelined
+// figure is reported as a cross-check, with INFO commandstats' usec_per_call, which leaves out
+// the I/O altogether).
+//  - node.command_us: SET PX / GET / DEL from D connections, one command each in flight (all
+//    send, then all read), per command; one sample per batch.
+//  - node.script_us, node.script_call_us: EVALSHA of scripts making 0, 1, 4 and 16
+//    redis.call('GET'), sent the same way; per sample a least-squares line over the four:
+//    intercept = script_us, slope = script_call_us. locklab's own scripts (sim/scripts.h) are
+//    measured too (informative).
+//  - node.publish_per_receiver_us: PUBLISH one at a time to channels with 0, 10 and 100
+//    subscribers (extra connections, drained between samples); the slope of a line over the
+//    three (each delivery is a write to its subscriber's socket).
+//  - node.blpop_serve_us: W clients parked on BLPOP, then W LPUSHes one at a time serve them:
+//    per LPUSH, minus an LPUSH nobody waits for.
+//  - one_way_us: one-at-a-time PING round trips (blocking hiredis, wall time) minus the
+//    server's CPU per PING, halved. On loopback the rest is mostly the two processes' kernel
+//    work and wake-ups; the client's CPU per PING is reported next to it.
 //  - client.send_us, client.reply_us, client.timer_us: CPU (getrusage user + sys) of locklab's
-//    own real runtime (RedisRuntime: one process, one libevent loop) running N clients that
-//    each send M GETs one after the other, or sleep M times 100 µs; two M per sample, the
-//    difference divided by the extra commands (fixed costs cancel). A command and its reply
-//    cannot be told apart this way: each of send_us and reply_us is half of the per-command CPU.
+//    own real runtime (RedisRuntime: one process, one libevent loop, history traced) running N
+//    clients that each send M GETs one after the other, or sleep M times 100 µs; two M per
+//    sample, the difference divided by the extra commands (fixed costs cancel). A command and
+//    its reply cannot be told apart this way: each of send_us and reply_us is half of the
+//    per-command CPU.
 // Negative samples (differences of noisy timings) are clamped to 0 and counted.
 //
 // Every loop has a limit and every socket read a timeout (5 s); a failure is Status::Failed

@@ -5,6 +5,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,11 +18,12 @@ namespace locklab::calib {
 
 // How much each measurement does per round.
 struct Sizes {
-  int batch = 1000;          // commands per pipelined batch (command_us)
-  int batches = 10;          // batches per round, for each batched measurement
+  int drivers = 50;          // connections with one command each in flight (lockstep)
+  int batch = 1000;          // commands per sample (command_us), over the drivers
+  int batches = 10;          // samples per round, for each batched measurement
   int pings = 1000;          // one-at-a-time PINGs per round
-  int script_batch = 300;    // EVALSHAs per batch
-  int publish_batch = 300;   // PUBLISHes per batch
+  int script_batch = 300;    // EVALSHAs per sample
+  int publish_batch = 200;   // PUBLISHes per sample, one at a time
   int subscribers = 100;     // the largest subscriber count (0, 10 and this)
   int waiters = 200;         // parked BLPOP clients
   int blpop_samples = 5;     // park-and-serve cycles per round
@@ -33,8 +35,11 @@ struct Sizes {
 
 // Samples pooled over the rounds (µs).
 struct NodeSamples {
-  std::vector<double> command_us;
+  std::vector<double> command_us;            // server main-thread CPU per command, lockstep
+  std::vector<double> command_wall_us;       // lockstep wall time per command (cross-check)
+  std::vector<double> pipelined_command_us;  // pipelined batch wall time per command (cross-check)
   std::vector<double> ping_rtt_us;
+  std::vector<double> ping_server_us, ping_client_us;  // CPU per PING: server, this process
   std::vector<double> script_us, script_call_us;
   std::vector<double> publish_per_receiver_us, publish_base_us;
   std::vector<double> blpop_serve_us;
@@ -77,10 +82,22 @@ class NodeBench {
 
  private:
   Status Drain(const Conn& c, int replies);
+  Status Subscribe();
+  Status ParkWaiters();
+  // The server's main-thread CPU (INFO cpu), µs, less one INFO's own cost.
+  Result<double> ServerCpuUs();
+  // Every driver sends make(driver, round), rounds times in lockstep (all send, then all read):
+  // server CPU per command and wall time per command.
+  Result<std::pair<double, double>> Lockstep(int rounds, const std::function<std::vector<std::string>(int, int)>& make,
+                                             const std::string& what);
+  // One connection sends `argv` n times, one at a time: server CPU per command.
+  Result<double> OneAtATime(const std::vector<std::string>& argv, int n, const std::string& what);
+  double info_cost_us_ = 0;
   int port_;
   Sizes sizes_;
   NodeSamples* out_;
   Conn main_;
+  std::vector<Conn> drivers_;
   std::vector<Conn> subscribers_;
   std::vector<Conn> waiters_;
   std::map<int, std::string> fit_sha_;  // calls -> sha

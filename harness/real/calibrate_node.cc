@@ -1,6 +1,10 @@
 // The node measurements of Calibrate (calibrate.h): blocking hiredis connections to one
 // redis-server, pipelined batches timed end to end.
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <tuple>
 
 #include <cctype>
 #include <chrono>
@@ -18,6 +22,13 @@ namespace {
 using Argv = std::vector<std::string>;
 constexpr int kIoTimeoutS = 5;
 constexpr int kFitCalls[] = {0, 1, 4, 16};
+
+double ProcessCpuUs() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto us = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e6 + static_cast<double>(tv.tv_usec); };
+  return us(ru.ru_utime) + us(ru.ru_stime);
+}
 
 double NowUs() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -60,12 +71,6 @@ Result<double> TimedBatch(const Conn& c, const std::vector<Argv>& cmds, const st
   return NowUs() - t0;
 }
 
-std::vector<Argv> Repeat(const Argv& a, int n, bool trailing_ping) {
-  std::vector<Argv> out(static_cast<size_t>(n), a);
-  if (trailing_ping) out.push_back({"PING"});
-  return out;
-}
-
 std::string InfoField(const std::string& info, const std::string& field) {
   const size_t at = info.find(field + ":");
   if (at == std::string::npos) return "";
@@ -77,11 +82,12 @@ std::string InfoField(const std::string& info, const std::string& field) {
 
 Sizes Sizes::Quick() {
   Sizes s;
+  s.drivers = 20;
   s.batch = 200;
   s.batches = 3;
   s.pings = 200;
   s.script_batch = 100;
-  s.publish_batch = 100;
+  s.publish_batch = 50;
   s.waiters = 50;
   s.blpop_samples = 2;
   s.clients = 20;
@@ -115,11 +121,62 @@ Result<std::string> Query(const Conn& c, const Argv& argv) {
   return text;
 }
 
+Result<double> NodeBench::ServerCpuUs() {
+  Result<std::string> info = Query(main_, {"INFO", "cpu"});
+  if (!info.ok()) return info.status();
+  const std::string user = InfoField(*info, "used_cpu_user_main_thread");
+  const std::string sys = InfoField(*info, "used_cpu_sys_main_thread");
+  if (user.empty() || sys.empty()) return Status::Failed("INFO cpu has no used_cpu_*_main_thread (redis-server < 6.2?)");
+  return (std::atof(user.c_str()) + std::atof(sys.c_str())) * 1e6 - info_cost_us_;
+}
+
+Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::function<Argv(int, int)>& make,
+                                                      const std::string& what) {
+  Result<double> cpu0 = ServerCpuUs();
+  if (!cpu0.ok()) return cpu0.status();
+  const double t0 = NowUs();
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t d = 0; d < drivers_.size(); ++d) {
+      redisContext* c = drivers_[d].get();
+      if (Status s = Append(c, make(static_cast<int>(d), r)); !s.ok()) return s;
+      int done = 0;
+      for (int tries = 0; done == 0 && tries < 1000; ++tries)
+        if (redisBufferWrite(c, &done) != REDIS_OK) return Status::Failed(what + ": " + c->errstr);
+      if (done == 0) return Status::Failed(what + ": could not send");
+    }
+    for (const Conn& c : drivers_)
+      if (Status s = ReadReplies(c.get(), 1, what); !s.ok()) return s;
+  }
+  const double wall = NowUs() - t0;
+  Result<double> cpu1 = ServerCpuUs();
+  if (!cpu1.ok()) return cpu1.status();
+  const double n = static_cast<double>(rounds) * static_cast<double>(drivers_.size());
+  return std::make_pair((*cpu1 - *cpu0) / n, wall / n);
+}
+
+Result<double> NodeBench::OneAtATime(const Argv& argv, int n, const std::string& what) {
+  Result<double> cpu0 = ServerCpuUs();
+  if (!cpu0.ok()) return cpu0.status();
+  for (int i = 0; i < n; ++i)
+    if (Result<std::string> r = Query(main_, argv); !r.ok()) return r.status().Prefixed(what);
+  Result<double> cpu1 = ServerCpuUs();
+  if (!cpu1.ok()) return cpu1.status();
+  return (*cpu1 - *cpu0) / n;
+}
+
 Status NodeBench::Setup() {
   Result<Conn> main = Connect(port_);
   if (!main.ok()) return main.status();
   main_ = std::move(*main);
   if (Result<std::string> r = Query(main_, {"FLUSHALL"}); !r.ok()) return r.status();
+  // One INFO's own CPU, as two back to back see it (the smallest of 20).
+  double least = 1e18;
+  for (int i = 0; i < 20; ++i) {
+    Result<double> a = ServerCpuUs(), b = ServerCpuUs();
+    if (!a.ok() || !b.ok()) return a.ok() ? b.status() : a.status();
+    least = std::min(least, *b - *a);
+  }
+  info_cost_us_ = least;
   for (int calls : kFitCalls) {
     std::string lua;
     for (int i = 0; i < calls; ++i) lua += "redis.call('GET', KEYS[1]) ";
@@ -132,21 +189,26 @@ Status NodeBench::Setup() {
     if (!sha.ok()) return sha.status();
     if (*sha != sim::ScriptSha1(def.id)) return Status::Failed("SCRIPT LOAD gave an unexpected sha for a script");
   }
+  for (auto [pool, n, what] : {std::tuple{&drivers_, sizes_.drivers, "driver"}, {&waiters_, sizes_.waiters, "BLPOP client"},
+                               {&subscribers_, sizes_.subscribers, "subscriber"}}) {
+    for (int i = 0; i < n; ++i) {
+      Result<Conn> c = Connect(port_);
+      if (!c.ok()) return c.status().Prefixed(what);
+      pool->push_back(std::move(*c));
+    }
+  }
+  return Subscribe();
+}
+
+// Subscriber i listens on calib:ch<subscribers>, and the first 10 on calib:ch10 too; each
+// channel then reaches exactly the subscribers meant for it.
+Status NodeBench::Subscribe() {
   const std::string all = "calib:ch" + std::to_string(sizes_.subscribers);
-  for (int i = 0; i < sizes_.subscribers; ++i) {
-    Result<Conn> c = Connect(port_);
-    if (!c.ok()) return c.status().Prefixed("subscriber");
+  for (size_t i = 0; i < subscribers_.size(); ++i) {
     const Argv sub = i < 10 ? Argv{"SUBSCRIBE", all, "calib:ch10"} : Argv{"SUBSCRIBE", all};
-    if (Status s = Append(c->get(), sub); !s.ok()) return s;
-    if (Status s = ReadReplies(c->get(), static_cast<int>(sub.size()) - 1, "SUBSCRIBE"); !s.ok()) return s;
-    subscribers_.push_back(std::move(*c));
+    if (Status s = Append(subscribers_[i].get(), sub); !s.ok()) return s;
+    if (Status s = ReadReplies(subscribers_[i].get(), static_cast<int>(sub.size()) - 1, "SUBSCRIBE"); !s.ok()) return s;
   }
-  for (int i = 0; i < sizes_.waiters; ++i) {
-    Result<Conn> c = Connect(port_);
-    if (!c.ok()) return c.status().Prefixed("BLPOP client");
-    waiters_.push_back(std::move(*c));
-  }
-  // Each channel reaches exactly the subscribers meant for it.
   for (int n : {10, sizes_.subscribers}) {
     Result<std::string> got = Query(main_, {"PUBLISH", "calib:ch" + std::to_string(n), "probe"});
     if (!got.ok()) return got.status();
@@ -160,37 +222,52 @@ Status NodeBench::Setup() {
 Status NodeBench::Drain(const Conn& c, int replies) { return ReadReplies(c.get(), replies, "subscriber message"); }
 
 Status NodeBench::Commands() {
-  std::vector<Argv> cmds;
-  for (int i = 0; i < sizes_.batch; ++i) {
-    const std::string key = "calib:k" + std::to_string(i / 3);
-    cmds.push_back(i % 3 == 0 ? Argv{"SET", key, "v", "PX", "60000"} : i % 3 == 1 ? Argv{"GET", key} : Argv{"DEL", key});
-  }
+  const int rounds = std::max(1, sizes_.batch / static_cast<int>(drivers_.size()));
+  auto make = [](int d, int r) {
+    const std::string key = "calib:k" + std::to_string(d);
+    return r % 3 == 0 ? Argv{"SET", key, "v", "PX", "60000"} : r % 3 == 1 ? Argv{"GET", key} : Argv{"DEL", key};
+  };
+  std::vector<Argv> pipelined;
+  for (int i = 0; i < sizes_.batch; ++i) pipelined.push_back(make(0, i));
   for (int b = 0; b < sizes_.batches; ++b) {
-    Result<double> t = TimedBatch(main_, cmds, "SET/GET/DEL batch");
+    Result<std::pair<double, double>> t = Lockstep(rounds, make, "SET/GET/DEL");
     if (!t.ok()) return t.status();
-    out_->command_us.push_back(*t / sizes_.batch);
+    out_->command_us.push_back(t->first);
+    out_->command_wall_us.push_back(t->second);
+    Result<double> p = TimedBatch(main_, pipelined, "pipelined SET/GET/DEL");
+    if (!p.ok()) return p.status();
+    out_->pipelined_command_us.push_back(*p / sizes_.batch);
   }
   return Status::Ok();
 }
 
 Status NodeBench::Pings() {
+  Result<double> cpu0 = ServerCpuUs();
+  if (!cpu0.ok()) return cpu0.status();
+  const double client0 = ProcessCpuUs();
   for (int i = 0; i < sizes_.pings; ++i) {
     const double t0 = NowUs();
     if (Result<std::string> r = Query(main_, {"PING"}); !r.ok()) return r.status();
     out_->ping_rtt_us.push_back(NowUs() - t0);
   }
+  const double client = (ProcessCpuUs() - client0) / sizes_.pings;
+  Result<double> cpu1 = ServerCpuUs();
+  if (!cpu1.ok()) return cpu1.status();
+  out_->ping_server_us.push_back((*cpu1 - *cpu0) / sizes_.pings);
+  out_->ping_client_us.push_back(client);
   return Status::Ok();
 }
 
 Status NodeBench::ScriptFit() {
+  const int rounds = std::max(1, sizes_.script_batch / static_cast<int>(drivers_.size()));
   for (int b = 0; b < sizes_.batches; ++b) {
     std::vector<double> xs, ys;
     for (int calls : kFitCalls) {
-      Result<double> t = TimedBatch(main_, Repeat({"EVALSHA", fit_sha_[calls], "1", "calib:sk"}, sizes_.script_batch, false),
-                                    "EVALSHA batch");
+      const Argv argv = {"EVALSHA", fit_sha_[calls], "1", "calib:sk"};
+      Result<std::pair<double, double>> t = Lockstep(rounds, [&](int, int) { return argv; }, "EVALSHA");
       if (!t.ok()) return t.status();
       xs.push_back(calls);
-      ys.push_back(*t / sizes_.script_batch);
+      ys.push_back(t->first);
       out_->script_by_calls_us[calls].push_back(ys.back());
     }
     const auto [a, b_us] = FitLine(xs, ys);
@@ -201,14 +278,15 @@ Status NodeBench::ScriptFit() {
 }
 
 Status NodeBench::LocklabScripts() {
+  const int rounds = std::max(1, sizes_.script_batch / static_cast<int>(drivers_.size()));
   for (const sim::ScriptDef& def : sim::Scripts()) {
     Argv argv = {"EVALSHA", sim::ScriptSha1(def.id), std::to_string(def.num_keys)};
     for (int k = 0; k < def.num_keys; ++k) argv.push_back("calib:lk:" + std::to_string(k));
     for (int a = 0; a < def.num_args; ++a) argv.push_back("60000");
     const std::string name(ScriptName(def.id));
-    Result<double> t = TimedBatch(main_, Repeat(argv, sizes_.script_batch, false), name + " batch");
+    Result<std::pair<double, double>> t = Lockstep(rounds, [&](int, int) { return argv; }, name);
     if (!t.ok()) return t.status();
-    out_->locklab_script_us[name].push_back(*t / sizes_.script_batch);
+    out_->locklab_script_us[name].push_back(t->first);
     if (Result<std::string> r = Query(main_, {"FLUSHALL"}); !r.ok()) return r.status();
   }
   return Status::Ok();
@@ -219,13 +297,12 @@ Status NodeBench::Publish() {
   for (int b = 0; b < sizes_.batches; ++b) {
     std::vector<double> xs, ys;
     for (int n : counts) {
-      const Argv pub = {"PUBLISH", "calib:ch" + std::to_string(n), "x"};
-      Result<double> t = TimedBatch(main_, Repeat(pub, sizes_.publish_batch, true), "PUBLISH batch");
-      if (!t.ok()) return t.status();
+      Result<double> cpu = OneAtATime({"PUBLISH", "calib:ch" + std::to_string(n), "x"}, sizes_.publish_batch, "PUBLISH");
+      if (!cpu.ok()) return cpu.status();
       for (int i = 0; i < n; ++i)
         if (Status s = Drain(subscribers_[static_cast<size_t>(i)], sizes_.publish_batch); !s.ok()) return s;
       xs.push_back(n);
-      ys.push_back(*t / sizes_.publish_batch);
+      ys.push_back(*cpu);
       out_->publish_by_receivers_us[n].push_back(ys.back());
     }
     out_->publish_base_us.push_back(ys[0]);
@@ -234,33 +311,37 @@ Status NodeBench::Publish() {
   return Status::Ok();
 }
 
+// Parks every waiter on BLPOP calib:q and waits (at most 5 s) until the server counts them all.
+Status NodeBench::ParkWaiters() {
+  for (const Conn& c : waiters_) {
+    if (Status st = Append(c.get(), {"BLPOP", "calib:q", "10"}); !st.ok()) return st;
+    int done = 0;
+    for (int tries = 0; done == 0 && tries < 1000; ++tries)
+      if (redisBufferWrite(c.get(), &done) != REDIS_OK) return Status::Failed(std::string("BLPOP: ") + c.get()->errstr);
+    if (done == 0) return Status::Failed("BLPOP: could not send");
+  }
+  const double deadline_us = NowUs() + 5e6;
+  for (;;) {
+    Result<std::string> info = Query(main_, {"INFO", "clients"});
+    if (!info.ok()) return info.status();
+    if (InfoField(*info, "blocked_clients") == std::to_string(waiters_.size())) return Status::Ok();
+    if (NowUs() > deadline_us) return Status::Failed("BLPOP: the clients did not all park within 5 s");
+    usleep(200);
+  }
+}
+
 Status NodeBench::Blpop() {
   const int w = static_cast<int>(waiters_.size());
   for (int s = 0; s < sizes_.blpop_samples; ++s) {
-    for (const Conn& c : waiters_) {
-      if (Status st = Append(c.get(), {"BLPOP", "calib:q", "10"}); !st.ok()) return st;
-      int done = 0;
-      for (int tries = 0; done == 0 && tries < 1000; ++tries)
-        if (redisBufferWrite(c.get(), &done) != REDIS_OK) return Status::Failed(std::string("BLPOP: ") + c.get()->errstr);
-      if (done == 0) return Status::Failed("BLPOP: could not send");
-    }
-    // Every waiter parked (INFO clients), within 5 s.
-    const double deadline_us = NowUs() + 5e6;
-    for (;;) {
-      Result<std::string> info = Query(main_, {"INFO", "clients"});
-      if (!info.ok()) return info.status();
-      if (InfoField(*info, "blocked_clients") == std::to_string(w)) break;
-      if (NowUs() > deadline_us) return Status::Failed("BLPOP: the clients did not all park within 5 s");
-      usleep(200);
-    }
-    Result<double> serve = TimedBatch(main_, Repeat({"LPUSH", "calib:q", "x"}, w, true), "LPUSH to waiters");
+    if (Status st = ParkWaiters(); !st.ok()) return st;
+    Result<double> serve = OneAtATime({"LPUSH", "calib:q", "x"}, w, "LPUSH to waiters");
     if (!serve.ok()) return serve.status();
     for (const Conn& c : waiters_)
       if (Status st = ReadReplies(c.get(), 1, "BLPOP reply"); !st.ok()) return st;
-    Result<double> base = TimedBatch(main_, Repeat({"LPUSH", "calib:q0", "x"}, w, true), "LPUSH");
+    Result<double> base = OneAtATime({"LPUSH", "calib:q0", "x"}, w, "LPUSH");
     if (!base.ok()) return base.status();
     if (Result<std::string> r = Query(main_, {"DEL", "calib:q0"}); !r.ok()) return r.status();
-    out_->blpop_serve_us.push_back((*serve - *base) / w);
+    out_->blpop_serve_us.push_back(*serve - *base);
   }
   return Status::Ok();
 }
