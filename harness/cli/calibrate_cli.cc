@@ -31,6 +31,7 @@ const char* kFooter =
     "\nExamples:\n"
     "  locklab calibrate --quick                  a rough profile in a few seconds\n"
     "  locklab calibrate --out harness/profiles/default.json\n"
+    "  locklab calibrate --check harness/profiles/default.json   is it a valid profile?\n"
     "Exit status: 0 profile written, 1 a measurement failed or the file could not be written, 2 bad input.\n";
 
 }  // namespace
@@ -51,10 +52,22 @@ CalibrateCli::CalibrateCli(CLI::App& app) {
                   ->check(CLI::Range(1, 1000));
   sub_->add_flag("--quick", quick_, "small batches and few clients: a rough profile in a few seconds");
   sub_->add_flag("--no-progress", no_progress_, "no progress lines on stderr");
+  sub_->add_option("--check", check_, "measure nothing: load this profile and print its table (exit 2 naming a bad key)")
+      ->type_name("FILE");
   sub_->footer(kFooter);
 }
 
 int CalibrateCli::Run() const {
+  if (!check_.empty()) {
+    Result<sim::CostModel> m = LoadProfile(check_);
+    if (!m.ok()) {
+      std::fprintf(stderr, "locklab: %s\n", m.status().message().c_str());
+      return m.status().invalid() ? kExitBadInput : kExitInternal;
+    }
+    std::printf("profile %s: %s\n", check_.c_str(), m->name.c_str());
+    std::fputs(CalibrationTable(*m).c_str(), stdout);
+    return kExitOk;
+  }
   const std::string path = out_.empty() ? DefaultProfilePath() : out_;
   if (path.back() == '/' || std::filesystem::is_directory(path)) {
     std::fprintf(stderr, "locklab: --out %s: give a file name, not a directory\n", path.c_str());
