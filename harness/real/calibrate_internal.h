@@ -20,7 +20,7 @@ namespace locklab::calib {
 struct Sizes {
   int drivers = 50;          // connections with one command each in flight (lockstep)
   int batch = 1000;          // commands per sample (command_us), over the drivers
-  int batches = 10;          // samples per round, for each batched measurement
+  int batches = 20;          // samples per round, for each batched measurement
   int pings = 1000;          // one-at-a-time PINGs per round
   int script_batch = 300;    // EVALSHAs per sample
   int publish_batch = 200;   // PUBLISHes per sample, one at a time

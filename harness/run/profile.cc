@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -31,6 +32,12 @@ ojson DistJson(const sim::CostDist& d) {
   j["mean_us"] = Round(d.MeanUs(), 1e3);
   j["points"] = std::move(points);
   return j;
+}
+
+// dump(2) puts each number of a [p, us] pair on a line of its own; one pair a line reads better.
+std::string CompactPairs(const std::string& text) {
+  static const std::regex pair(R"(\[\s*(-?[0-9.eE+-]+),\s*(-?[0-9.eE+-]+)\s*\])");
+  return std::regex_replace(text, pair, "[$1, $2]");
 }
 
 const char* PlacementName(sim::ClientCosts::Placement p) {
@@ -231,7 +238,7 @@ Status WriteProfile(const std::string& path, const sim::CostModel& model, const 
     if (ec) return Status::Failed("cannot create directory " + p.parent_path().string() + ": " + ec.message());
   }
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  const std::string text = ProfileJson(model, context).dump(2) + "\n";
+  const std::string text = CompactPairs(ProfileJson(model, context).dump(2)) + "\n";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) return Status::Failed("cannot write " + tmp + ": " + std::strerror(errno));
   const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
