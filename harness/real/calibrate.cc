@@ -111,6 +111,7 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
   for (const auto& [name, cu] : ns.commandstats)
     if (cu.first > 0) stats[name] = R3(cu.second / cu.first);
   x["commandstats_usec_per_call"] = stats;
+  x["info_cpu_cost_us"] = R3(ns.info_cost_us);
   x["commandstats_note"] = "INFO commandstats: command execution only, no I/O; GET counts calls from scripts too";
   x["command_wall_us"] = R3(Mean(ns.command_wall_us));
   x["command_wall_note"] = "the same batches' wall time per command (the server is not alone on the machine)";

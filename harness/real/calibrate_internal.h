@@ -47,6 +47,7 @@ struct NodeSamples {
   std::map<int, std::vector<double>> publish_by_receivers_us;  // subscribers -> per PUBLISH
   std::map<std::string, std::vector<double>> locklab_script_us;  // script name -> per EVALSHA
   std::map<std::string, std::pair<double, double>> commandstats;  // command -> (calls, usec)
+  double info_cost_us = 0;  // one INFO cpu's own server CPU, taken out of every CPU difference
 };
 
 struct ClientSamples {
@@ -84,7 +85,8 @@ class NodeBench {
   Status Drain(const Conn& c, int replies);
   Status Subscribe();
   Status ParkWaiters();
-  // The server's main-thread CPU (INFO cpu), µs, less one INFO's own cost.
+  // The server's main-thread CPU so far (INFO cpu), µs. A difference of two readings includes
+  // one INFO's own cost (info_cost_us_, measured in Setup): callers subtract it.
   Result<double> ServerCpuUs();
   // Every driver sends make(driver, round), rounds times in lockstep (all send, then all read):
   // server CPU per command and wall time per command.
@@ -92,7 +94,7 @@ class NodeBench {
                                              const std::string& what);
   // One connection sends `argv` n times, one at a time: server CPU per command.
   Result<double> OneAtATime(const std::vector<std::string>& argv, int n, const std::string& what);
-  double info_cost_us_ = 0;
+  double info_cost_us_ = 0;  // = out_->info_cost_us
   int port_;
   Sizes sizes_;
   NodeSamples* out_;

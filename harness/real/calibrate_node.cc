@@ -127,7 +127,7 @@ Result<double> NodeBench::ServerCpuUs() {
   const std::string user = InfoField(*info, "used_cpu_user_main_thread");
   const std::string sys = InfoField(*info, "used_cpu_sys_main_thread");
   if (user.empty() || sys.empty()) return Status::Failed("INFO cpu has no used_cpu_*_main_thread (redis-server < 6.2?)");
-  return (std::atof(user.c_str()) + std::atof(sys.c_str())) * 1e6 - info_cost_us_;
+  return (std::atof(user.c_str()) + std::atof(sys.c_str())) * 1e6;
 }
 
 Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::function<Argv(int, int)>& make,
@@ -151,7 +151,7 @@ Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::fun
   Result<double> cpu1 = ServerCpuUs();
   if (!cpu1.ok()) return cpu1.status();
   const double n = static_cast<double>(rounds) * static_cast<double>(drivers_.size());
-  return std::make_pair((*cpu1 - *cpu0) / n, wall / n);
+  return std::make_pair((*cpu1 - *cpu0 - info_cost_us_) / n, wall / n);
 }
 
 Result<double> NodeBench::OneAtATime(const Argv& argv, int n, const std::string& what) {
@@ -161,7 +161,7 @@ Result<double> NodeBench::OneAtATime(const Argv& argv, int n, const std::string&
     if (Result<std::string> r = Query(main_, argv); !r.ok()) return r.status().Prefixed(what);
   Result<double> cpu1 = ServerCpuUs();
   if (!cpu1.ok()) return cpu1.status();
-  return (*cpu1 - *cpu0) / n;
+  return (*cpu1 - *cpu0 - info_cost_us_) / n;
 }
 
 Status NodeBench::Setup() {
@@ -176,7 +176,7 @@ Status NodeBench::Setup() {
     if (!a.ok() || !b.ok()) return a.ok() ? b.status() : a.status();
     least = std::min(least, *b - *a);
   }
-  info_cost_us_ = least;
+  info_cost_us_ = out_->info_cost_us = least;
   for (int calls : kFitCalls) {
     std::string lua;
     for (int i = 0; i < calls; ++i) lua += "redis.call('GET', KEYS[1]) ";
@@ -253,7 +253,7 @@ Status NodeBench::Pings() {
   const double client = (ProcessCpuUs() - client0) / sizes_.pings;
   Result<double> cpu1 = ServerCpuUs();
   if (!cpu1.ok()) return cpu1.status();
-  out_->ping_server_us.push_back((*cpu1 - *cpu0) / sizes_.pings);
+  out_->ping_server_us.push_back((*cpu1 - *cpu0 - info_cost_us_) / sizes_.pings);
   out_->ping_client_us.push_back(client);
   return Status::Ok();
 }
