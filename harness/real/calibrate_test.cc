@@ -1,6 +1,7 @@
 // A quick calibration against a real redis-server: the figures are there, finite and ordered
 // sensibly, and no server is left running.
 #include "harness/real/calibrate.h"
+#include "harness/real/calibrate_internal.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +90,20 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   EXPECT_EQ(c->context.rounds, 1);
   EXPECT_TRUE(c->context.quick);
   EXPECT_NE(CalibrationTable(m).find("node.blpop_serve_us"), std::string::npos);
+}
+
+TEST(CalibFitLine, LeastSquares) {
+  // Exactly on a line: script_us = 7, script_call_us = 0.25.
+  auto [a, b] = calib::FitLine({0, 1, 4, 16}, {7, 7.25, 8, 11});
+  EXPECT_DOUBLE_EQ(a, 7.0);
+  EXPECT_DOUBLE_EQ(b, 0.25);
+  // Noise around y = 1 + 2x: the least-squares line through (0, 1.5), (1, 2.5), (2, 5.5) is
+  // intercept 1.166..., slope 2.
+  std::tie(a, b) = calib::FitLine({0, 1, 2}, {1.5, 2.5, 5.5});
+  EXPECT_NEAR(a, 7.0 / 6.0, 1e-12);
+  EXPECT_NEAR(b, 2.0, 1e-12);
+  // One x only: no slope.
+  EXPECT_EQ(calib::FitLine({3, 3}, {1, 2}).second, 0.0);
 }
 
 TEST(CalibRealServer, BadRoundsAndAMissingServerAreErrors) {
