@@ -29,6 +29,8 @@ struct CostDist {
 // the reply (what a pipelined client sees per command at saturation).
 struct NodeCosts {
   CostDist command_us;              // a plain command: GET, SET, DEL, INCR, LPUSH, ...
+  CostDist wake_us;                 // the event loop waking for work (epoll_wait, beforeSleep): once
+                                    // per group of commands read together, on top of their own costs
   CostDist script_us;               // EVALSHA of a script, on top of the calls it makes
   CostDist script_call_us;          // each redis.call inside a script
   CostDist publish_per_receiver_us; // PUBLISH, per subscriber it delivers to

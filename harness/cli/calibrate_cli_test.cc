@@ -49,7 +49,7 @@ TEST_F(CalibCli, CheckNamesTheBadKey) {
   std::filesystem::create_directories(dir_);
   sim::CostModel m;
   m.name = "t";
-  for (sim::CostDist* d : {&m.node.command_us, &m.node.script_us, &m.node.script_call_us,
+  for (sim::CostDist* d : {&m.node.command_us, &m.node.wake_us, &m.node.script_us, &m.node.script_call_us,
                            &m.node.publish_per_receiver_us, &m.node.blpop_serve_us, &m.client.send_us,
                            &m.client.reply_us, &m.client.timer_us, &m.one_way_us})
     *d = sim::CostDist::Constant(1);

@@ -68,12 +68,17 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
   sim::CostModel m;
   ojson& fig = (*measurements)["figures"];
   m.node.command_us = Figure("node.command_us", ns.command_us,
-                             "server main-thread CPU (INFO cpu) per command, SET PX/GET/DEL sent by N connections "
-                             "with one command each in flight (all send, then all read), one sample per batch",
+                             "server main-thread CPU (INFO cpu) per command, SET PX/GET/DEL sent by 1, 10 and N "
+                             "connections with one command each in flight (all send, then all read); per sample a "
+                             "line over 1/in-flight: the intercept",
                              &fig);
+  m.node.wake_us = Figure("node.wake_us", ns.wake_us,
+                          "the slope of the same line: the event loop's cost per wake-up, shared by the commands "
+                          "it reads together",
+                          &fig);
   m.node.script_us = Figure("node.script_us", ns.script_us,
                             "intercept of a line over server CPU per EVALSHA of scripts making 0/1/4/16 "
-                            "redis.call('GET'), sent as for node.command_us; one line per sample",
+                            "redis.call('GET'), N in flight (so it includes wake_us / N); one line per sample",
                             &fig);
   m.node.script_call_us = Figure("node.script_call_us", ns.script_call_us, "slope of the same line", &fig);
   m.node.publish_per_receiver_us =
@@ -113,6 +118,7 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
   x["commandstats_usec_per_call"] = stats;
   x["info_cpu_cost_us"] = R3(ns.info_cost_us);
   x["commandstats_note"] = "INFO commandstats: command execution only, no I/O; GET counts calls from scripts too";
+  x["command_us_by_in_flight"] = MeansBy(ns.command_by_in_flight_us);
   x["command_wall_us"] = R3(Mean(ns.command_wall_us));
   x["command_wall_note"] = "the same batches' wall time per command (the server is not alone on the machine)";
   x["pipelined_command_us"] = R3(Mean(ns.pipelined_command_us));
@@ -204,6 +210,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
 std::string CalibrationTable(const sim::CostModel& model) {
   const std::pair<const char*, const sim::CostDist*> rows[] = {
       {"node.command_us", &model.node.command_us},
+      {"node.wake_us", &model.node.wake_us},
       {"node.script_us", &model.node.script_us},
       {"node.script_call_us", &model.node.script_call_us},
       {"node.publish_per_receiver_us", &model.node.publish_per_receiver_us},

@@ -35,7 +35,8 @@ struct Sizes {
 
 // Samples pooled over the rounds (µs).
 struct NodeSamples {
-  std::vector<double> command_us;            // server main-thread CPU per command, lockstep
+  std::vector<double> command_us, wake_us;   // server main-thread CPU: per command, per loop wake
+  std::map<int, std::vector<double>> command_by_in_flight_us;  // in flight -> CPU per command
   std::vector<double> command_wall_us;       // lockstep wall time per command (cross-check)
   std::vector<double> pipelined_command_us;  // pipelined batch wall time per command (cross-check)
   std::vector<double> ping_rtt_us;
@@ -88,10 +89,10 @@ class NodeBench {
   // The server's main-thread CPU so far (INFO cpu), µs. A difference of two readings includes
   // one INFO's own cost (info_cost_us_, measured in Setup): callers subtract it.
   Result<double> ServerCpuUs();
-  // Every driver sends make(driver, round), rounds times in lockstep (all send, then all read):
-  // server CPU per command and wall time per command.
+  // The first `in_flight` drivers send make(driver, round), rounds times in lockstep (all send,
+  // then all read): server CPU per command and wall time per command.
   Result<std::pair<double, double>> Lockstep(int rounds, const std::function<std::vector<std::string>(int, int)>& make,
-                                             const std::string& what);
+                                             const std::string& what, size_t in_flight);
   // One connection sends `argv` n times, one at a time: server CPU per command.
   Result<double> OneAtATime(const std::vector<std::string>& argv, int n, const std::string& what);
   double info_cost_us_ = 0;  // = out_->info_cost_us

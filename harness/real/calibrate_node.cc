@@ -131,12 +131,13 @@ Result<double> NodeBench::ServerCpuUs() {
 }
 
 Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::function<Argv(int, int)>& make,
-                                                      const std::string& what) {
+                                                      const std::string& what, size_t in_flight) {
+  in_flight = std::min(in_flight, drivers_.size());
   Result<double> cpu0 = ServerCpuUs();
   if (!cpu0.ok()) return cpu0.status();
   const double t0 = NowUs();
   for (int r = 0; r < rounds; ++r) {
-    for (size_t d = 0; d < drivers_.size(); ++d) {
+    for (size_t d = 0; d < in_flight; ++d) {
       redisContext* c = drivers_[d].get();
       if (Status s = Append(c, make(static_cast<int>(d), r)); !s.ok()) return s;
       int done = 0;
@@ -144,13 +145,13 @@ Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::fun
         if (redisBufferWrite(c, &done) != REDIS_OK) return Status::Failed(what + ": " + c->errstr);
       if (done == 0) return Status::Failed(what + ": could not send");
     }
-    for (const Conn& c : drivers_)
-      if (Status s = ReadReplies(c.get(), 1, what); !s.ok()) return s;
+    for (size_t d = 0; d < in_flight; ++d)
+      if (Status s = ReadReplies(drivers_[d].get(), 1, what); !s.ok()) return s;
   }
   const double wall = NowUs() - t0;
   Result<double> cpu1 = ServerCpuUs();
   if (!cpu1.ok()) return cpu1.status();
-  const double n = static_cast<double>(rounds) * static_cast<double>(drivers_.size());
+  const double n = static_cast<double>(rounds) * static_cast<double>(in_flight);
   return std::make_pair((*cpu1 - *cpu0 - info_cost_us_) / n, wall / n);
 }
 
@@ -221,19 +222,30 @@ Status NodeBench::Subscribe() {
 
 Status NodeBench::Drain(const Conn& c, int replies) { return ReadReplies(c.get(), replies, "subscriber message"); }
 
+// Per sample: SET PX / GET / DEL with 1, 10 and D commands in flight at once; server CPU per
+// command = command_us + wake_us / in-flight (the event loop wakes once per group it reads).
 Status NodeBench::Commands() {
-  const int rounds = std::max(1, sizes_.batch / static_cast<int>(drivers_.size()));
   auto make = [](int d, int r) {
     const std::string key = "calib:k" + std::to_string(d);
     return r % 3 == 0 ? Argv{"SET", key, "v", "PX", "60000"} : r % 3 == 1 ? Argv{"GET", key} : Argv{"DEL", key};
   };
   std::vector<Argv> pipelined;
   for (int i = 0; i < sizes_.batch; ++i) pipelined.push_back(make(0, i));
+  const int d = static_cast<int>(drivers_.size());
   for (int b = 0; b < sizes_.batches; ++b) {
-    Result<std::pair<double, double>> t = Lockstep(rounds, make, "SET/GET/DEL");
-    if (!t.ok()) return t.status();
-    out_->command_us.push_back(t->first);
-    out_->command_wall_us.push_back(t->second);
+    std::vector<double> xs, ys;
+    for (int in_flight : {1, std::min(10, d), d}) {
+      const int rounds = std::max(1, sizes_.batch / in_flight);
+      Result<std::pair<double, double>> t = Lockstep(rounds, make, "SET/GET/DEL", static_cast<size_t>(in_flight));
+      if (!t.ok()) return t.status();
+      xs.push_back(1.0 / in_flight);
+      ys.push_back(t->first);
+      out_->command_by_in_flight_us[in_flight].push_back(t->first);
+      if (in_flight == d) out_->command_wall_us.push_back(t->second);
+    }
+    const auto [per_command_us, per_wake_us] = FitLine(xs, ys);
+    out_->command_us.push_back(per_command_us);
+    out_->wake_us.push_back(per_wake_us);
     Result<double> p = TimedBatch(main_, pipelined, "pipelined SET/GET/DEL");
     if (!p.ok()) return p.status();
     out_->pipelined_command_us.push_back(*p / sizes_.batch);
@@ -264,7 +276,7 @@ Status NodeBench::ScriptFit() {
     std::vector<double> xs, ys;
     for (int calls : kFitCalls) {
       const Argv argv = {"EVALSHA", fit_sha_[calls], "1", "calib:sk"};
-      Result<std::pair<double, double>> t = Lockstep(rounds, [&](int, int) { return argv; }, "EVALSHA");
+      Result<std::pair<double, double>> t = Lockstep(rounds, [&](int, int) { return argv; }, "EVALSHA", drivers_.size());
       if (!t.ok()) return t.status();
       xs.push_back(calls);
       ys.push_back(t->first);
@@ -284,7 +296,7 @@ Status NodeBench::LocklabScripts() {
     for (int k = 0; k < def.num_keys; ++k) argv.push_back("calib:lk:" + std::to_string(k));
     for (int a = 0; a < def.num_args; ++a) argv.push_back("60000");
     const std::string name(ScriptName(def.id));
-    Result<std::pair<double, double>> t = Lockstep(rounds, [&](int, int) { return argv; }, name);
+    Result<std::pair<double, double>> t = Lockstep(rounds, [&](int, int) { return argv; }, name, drivers_.size());
     if (!t.ok()) return t.status();
     out_->locklab_script_us[name].push_back(t->first);
     if (Result<std::string> r = Query(main_, {"FLUSHALL"}); !r.ok()) return r.status();

@@ -62,6 +62,7 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   EXPECT_GT(lines, 3);
   const sim::CostModel& m = c->model;
   ExpectSane("command_us", m.node.command_us);
+  ExpectSane("wake_us", m.node.wake_us);
   ExpectSane("script_us", m.node.script_us);
   ExpectSane("script_call_us", m.node.script_call_us);
   ExpectSane("publish_per_receiver_us", m.node.publish_per_receiver_us);
@@ -83,6 +84,10 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   ASSERT_TRUE(stats.contains("EVALSHA") && stats.contains("GET")) << stats.dump();
   EXPECT_GE(stats["EVALSHA"].get<double>(), stats["GET"].get<double>());
   EXPECT_GE(m.node.script_us.MeanUs() + 16 * m.node.script_call_us.MeanUs(), m.node.command_us.MeanUs());
+  // A command alone costs the node more than one of many read together (the wake is shared).
+  const auto& by_in_flight = x["command_us_by_in_flight"];
+  ASSERT_TRUE(by_in_flight.contains("1")) << by_in_flight.dump();
+  EXPECT_GT(by_in_flight["1"].get<double>(), by_in_flight.back().get<double>());
   // More subscribers, more work per PUBLISH.
   const auto& pub = x["publish_us_by_subscribers"];
   EXPECT_GT(pub["100"].get<double>(), pub["0"].get<double>());

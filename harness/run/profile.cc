@@ -131,6 +131,7 @@ Status ReadContext(const nlohmann::json& j, ProfileContext* c) {
 
 Status ReadNode(const nlohmann::json& j, sim::NodeCosts* n) {
   const std::pair<const char*, sim::CostDist*> figures[] = {{"command_us", &n->command_us},
+                                                            {"wake_us", &n->wake_us},
                                                             {"script_us", &n->script_us},
                                                             {"script_call_us", &n->script_call_us},
                                                             {"publish_per_receiver_us", &n->publish_per_receiver_us},
@@ -215,6 +216,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   c["quick"] = context.quick;
   ojson& n = j["node"];
   n["command_us"] = DistJson(model.node.command_us);
+  n["wake_us"] = DistJson(model.node.wake_us);
   n["script_us"] = DistJson(model.node.script_us);
   n["script_call_us"] = DistJson(model.node.script_call_us);
   n["publish_per_receiver_us"] = DistJson(model.node.publish_per_receiver_us);

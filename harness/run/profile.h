@@ -6,7 +6,7 @@
 //    "name": "calibrated:HOST:DATE",                      the model's name (CostModel::name)
 //    "context": {"host", "cpu_model", "cpu_count", "redis_server_version", "date_utc",
 //                "locklab_version", "locklab_sha", "load_average_1m", "rounds", "quick"},
-//    "node": {"command_us": DIST, "script_us": DIST, "script_call_us": DIST,
+//    "node": {"command_us": DIST, "wake_us": DIST, "script_us": DIST, "script_call_us": DIST,
 //             "publish_per_receiver_us": DIST, "blpop_serve_us": DIST},
 //    "client": {"placement": "one-process" | "process-per-client",
 //               "send_us": DIST, "reply_us": DIST, "timer_us": DIST},

@@ -18,6 +18,7 @@ sim::CostModel Sample() {
   sim::CostModel m;
   m.name = "calibrated:test";
   m.node.command_us = D({{0, 11.5}, {0.5, 12.25}, {0.99, 14}, {1, 40.125}});
+  m.node.wake_us = D({{0, 5}, {0.5, 6}, {1, 9.5}});
   m.node.script_us = D({{0, 20}, {1, 30}});
   m.node.script_call_us = sim::CostDist::Constant(1.5);
   m.node.publish_per_receiver_us = D({{0, 0.5}, {0.25, 0.75}, {1, 2}});
@@ -64,6 +65,7 @@ TEST_F(CalibProfile, RoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->name, m.name);
   EXPECT_TRUE(SameDist(back->node.command_us, m.node.command_us));
+  EXPECT_TRUE(SameDist(back->node.wake_us, m.node.wake_us));
   EXPECT_TRUE(SameDist(back->node.script_us, m.node.script_us));
   EXPECT_TRUE(SameDist(back->node.script_call_us, m.node.script_call_us));
   EXPECT_TRUE(SameDist(back->node.publish_per_receiver_us, m.node.publish_per_receiver_us));
