@@ -11,12 +11,14 @@
 // command pays its own read and write (pipelining would amortize that away; the pipelined
 // figure is reported as a cross-check, with INFO commandstats' usec_per_call, which leaves out
 // the I/O altogether).
-//  - node.command_us: SET PX / GET / DEL from D connections, one command each in flight (all
-//    send, then all read), per command; one sample per batch.
+//  - node.command_us, node.wake_us: SET PX / GET / DEL from 1, 10 and D connections, one
+//    command each in flight (all send, then all read), server CPU per command; per sample a
+//    least-squares line over 1/in-flight: intercept = command_us, slope = wake_us (the event
+//    loop's wake-up, shared by the commands it reads together: a command alone pays all of it).
 //  - node.script_us, node.script_call_us: EVALSHA of scripts making 0, 1, 4 and 16
-//    redis.call('GET'), sent the same way; per sample a least-squares line over the four:
-//    intercept = script_us, slope = script_call_us. locklab's own scripts (sim/scripts.h) are
-//    measured too (informative).
+//    redis.call('GET'), D in flight (so wake_us / D is in it); per sample a line over the
+//    four: intercept = script_us, slope = script_call_us. locklab's own scripts
+//    (sim/scripts.h) are measured too (informative).
 //  - node.publish_per_receiver_us: PUBLISH one at a time to channels with 0, 10 and 100
 //    subscribers (extra connections, drained between samples); the slope of a line over the
 //    three (each delivery is a write to its subscriber's socket).
