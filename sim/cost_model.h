@@ -25,10 +25,14 @@ struct CostDist {
   static CostDist Constant(double us) { return CostDist{{{0.0, us}, {1.0, us}}}; }
 };
 
-// A Redis node: wall time of its one thread per command, from reading the request to writing
-// the reply (what a pipelined client sees per command at saturation).
+// A Redis node: time of its one thread per command, from reading the request to writing the
+// reply, each command with its own read and write as locklab's clients send them (one in flight
+// per connection; pipelining would amortize the I/O away). `locklab calibrate` measures it as
+// the server's main-thread CPU (harness/real/calibrate.h).
 struct NodeCosts {
   CostDist command_us;              // a plain command: GET, SET, DEL, INCR, LPUSH, ...
+  CostDist wake_us;                 // the event loop waking for work (epoll_wait, beforeSleep): once
+                                    // per group of commands read together, on top of their own costs
   CostDist script_us;               // EVALSHA of a script, on top of the calls it makes
   CostDist script_call_us;          // each redis.call inside a script
   CostDist publish_per_receiver_us; // PUBLISH, per subscriber it delivers to

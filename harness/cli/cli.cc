@@ -12,6 +12,7 @@
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
 #include "harness/bench/bench_peers.h"
+#include "harness/cli/calibrate_cli.h"
 #include "harness/cli/cli_list.h"
 #include "harness/cli/scenario_cli.h"
 #include "harness/cli/suite.h"
@@ -444,6 +445,7 @@ int CliMain(int argc, char** argv) {
       "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
+  const CalibrateCli calibrate(app);
   scenario->footer(
       "\nExamples:\n"
       "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
@@ -482,6 +484,7 @@ int CliMain(int argc, char** argv) {
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
     if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
+    if (calibrate.parsed()) return calibrate.Run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

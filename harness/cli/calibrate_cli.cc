@@ -1,0 +1,97 @@
+#include "harness/cli/calibrate_cli.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/cli/cli.h"
+#include "harness/real/calibrate.h"
+#include "harness/run/profile.h"
+
+namespace locklab {
+namespace {
+
+constexpr int kQuickRounds = 2;
+
+const char* kFooter =
+    "\nWhat is measured (each in --rounds rounds; a figure is a distribution: quantile points of its samples, the\n"
+    "top 0.1% trimmed), against one redis-server started on a free loopback port and stopped at the end. Node\n"
+    "figures are the server's main-thread CPU (INFO cpu) with one command in flight per connection, as locklab's\n"
+    "real backend sends them (a pipelined batch's wall time and INFO commandstats are reported as cross-checks):\n"
+    "  node.command_us           SET PX/GET/DEL from 1, 10, 50 connections at once: per command (a line's intercept\n"
+    "                            over 1/connections)\n"
+    "  node.wake_us              ... and its slope: the event loop's wake-up, shared by the commands read together\n"
+    "  node.script_us            EVALSHA of scripts making 0, 1, 4, 16 redis.call()s: a line's intercept\n"
+    "  node.script_call_us       ... and its slope (locklab's own scripts are measured too, informative)\n"
+    "  node.publish_per_receiver_us  PUBLISH to 0, 10, 100 subscribers: the slope per subscriber\n"
+    "  node.blpop_serve_us       an LPUSH that serves a parked BLPOP client, minus one nobody waits for\n"
+    "  one_way_us                one-at-a-time PING round trips minus the server's CPU per PING, halved\n"
+    "  client.send_us/reply_us   CPU (getrusage) of locklab's real runtime per command, split in halves\n"
+    "  client.timer_us           CPU of the real runtime per sleep (a timer firing, a coroutine resumed)\n"
+    "A busy machine measures slower figures: the profile records the load average.\n"
+    "\nExamples:\n"
+    "  locklab calibrate --quick                  a rough profile in a few seconds\n"
+    "  locklab calibrate --out harness/profiles/default.json\n"
+    "  locklab calibrate --check harness/profiles/default.json   is it a valid profile?\n"
+    "Exit status: 0 profile written, 1 a measurement failed or the file could not be written, 2 bad input.\n";
+
+}  // namespace
+
+std::string DefaultProfilePath() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "unknown");
+  return std::string("results/calibration/profile-") + host + ".json";
+}
+
+CalibrateCli::CalibrateCli(CLI::App& app) {
+  sub_ = app.add_subcommand("calibrate",
+                            "measure this machine's Redis and client costs on our own redis-server; write a cost "
+                            "profile for the simulator");
+  sub_->add_option("--out", out_, "profile file (default results/calibration/profile-<host>.json)")->type_name("FILE");
+  rounds_o_ = sub_->add_option("--rounds", rounds_, "rounds of every measurement (default 5; 2 with --quick)")
+                  ->type_name("N")
+                  ->check(CLI::Range(1, 1000));
+  sub_->add_flag("--quick", quick_, "small batches and few clients: a rough profile in a few seconds");
+  sub_->add_flag("--no-progress", no_progress_, "no progress lines on stderr");
+  sub_->add_option("--check", check_, "measure nothing: load this profile and print its table (exit 2 naming a bad key)")
+      ->type_name("FILE");
+  sub_->footer(kFooter);
+}
+
+int CalibrateCli::Run() const {
+  if (!check_.empty()) {
+    Result<sim::CostModel> m = LoadProfile(check_);
+    if (!m.ok()) {
+      std::fprintf(stderr, "locklab: %s\n", m.status().message().c_str());
+      return m.status().invalid() ? kExitBadInput : kExitInternal;
+    }
+    std::printf("profile %s: %s\n", check_.c_str(), m->name.c_str());
+    std::fputs(CalibrationTable(*m).c_str(), stdout);
+    return kExitOk;
+  }
+  const std::string path = out_.empty() ? DefaultProfilePath() : out_;
+  if (path.back() == '/' || std::filesystem::is_directory(path)) {
+    std::fprintf(stderr, "locklab: --out %s: give a file name, not a directory\n", path.c_str());
+    return kExitBadInput;
+  }
+  CalibrateOptions o;
+  o.quick = quick_;
+  o.rounds = rounds_o_->count() > 0 ? rounds_ : (quick_ ? kQuickRounds : rounds_);
+  if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
+  Result<Calibration> c = Calibrate(o);
+  if (!c.ok()) {
+    std::fprintf(stderr, "locklab: %s\n", c.status().message().c_str());
+    return c.status().invalid() ? kExitBadInput : kExitInternal;
+  }
+  std::fputs(CalibrationTable(c->model).c_str(), stdout);
+  if (Status s = WriteProfile(path, c->model, c->context); !s.ok()) {
+    std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
+    return kExitInternal;
+  }
+  std::printf("profile: %s (load average %.2f when it began)\n", path.c_str(), c->context.load_average_1m);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace locklab

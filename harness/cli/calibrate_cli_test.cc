@@ -1,0 +1,68 @@
+// `locklab calibrate` end to end, in process: flags, exit codes, the profile it writes, --check.
+#include "harness/cli/calibrate_cli.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "harness/run/profile.h"
+#include "harness/testing/cli_test_util.h"
+
+namespace locklab {
+namespace {
+
+class CalibCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("locklab_calib_cli_test_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CalibCli, BadFlagsExit2AndRunNothing) {
+  EXPECT_EQ(Cli({"calibrate", "--help"}), kExitOk);
+  EXPECT_EQ(Cli({"calibrate", "--rounds", "0"}), kExitBadInput);
+  EXPECT_EQ(Cli({"calibrate", "--rounds", "many"}), kExitBadInput);
+  EXPECT_EQ(Cli({"calibrate", "--fast"}), kExitBadInput);
+  EXPECT_EQ(Cli({"calibrate", "--out", Path("dir/")}), kExitBadInput);
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+  EXPECT_EQ(DefaultProfilePath().rfind("results/calibration/profile-", 0), 0u);
+}
+
+TEST_F(CalibCli, QuickWritesAProfileThatLoads) {
+  const std::string out = Path("p/profile.json");
+  ASSERT_EQ(Cli({"calibrate", "--quick", "--rounds", "1", "--no-progress", "--out", out}), kExitOk);
+  Result<sim::CostModel> m = LoadProfile(out);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->name.rfind("calibrated:", 0), 0u);
+  EXPECT_GT(m->node.command_us.MeanUs(), 0.0);
+  EXPECT_EQ(Cli({"calibrate", "--check", out}), kExitOk);
+}
+
+TEST_F(CalibCli, CheckNamesTheBadKey) {
+  std::filesystem::create_directories(dir_);
+  sim::CostModel m;
+  m.name = "t";
+  for (sim::CostDist* d : {&m.node.command_us, &m.node.wake_us, &m.node.script_us, &m.node.script_call_us,
+                           &m.node.publish_per_receiver_us, &m.node.blpop_serve_us, &m.client.send_us,
+                           &m.client.reply_us, &m.client.timer_us, &m.one_way_us})
+    *d = sim::CostDist::Constant(1);
+  nlohmann::json j = ProfileJson(m, ProfileContext());
+  j["node"]["blpop_serve_us"]["points"][0][0] = 0.5;
+  std::ofstream(Path("bad.json")) << j.dump();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"calibrate", "--check", Path("bad.json")}), kExitBadInput);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("node.blpop_serve_us.points[0]"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(Cli({"calibrate", "--check", Path("missing.json")}), kExitInternal);
+}
+
+}  // namespace
+}  // namespace locklab

@@ -1,0 +1,233 @@
+#include "harness/real/calibrate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "harness/real/calibrate_internal.h"
+#include "harness/real/redis_server.h"
+
+namespace locklab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using calib::ClientSamples;
+using calib::NodeSamples;
+using calib::Sizes;
+
+double Mean(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+double R3(double x) { return std::round(x * 1000) / 1000; }
+
+// One figure: its distribution from the samples, and how it was made in `figures`.
+sim::CostDist Figure(const std::string& name, const std::vector<double>& samples, const std::string& method,
+                     ojson* figures) {
+  SampleSummary s = DistFromSamples(samples);
+  ojson& f = (*figures)[name];
+  f["samples"] = s.samples;
+  f["trimmed_above_p999"] = s.trimmed;
+  f["clamped_negative"] = s.clamped;
+  f["method"] = method;
+  return s.dist;
+}
+
+template <class Key>
+ojson MeansBy(const std::map<Key, std::vector<double>>& m) {
+  ojson j = ojson::object();
+  for (const auto& [k, v] : m) {
+    if constexpr (std::is_same_v<Key, std::string>) {
+      j[k] = R3(Mean(v));
+    } else {
+      j[std::to_string(k)] = R3(Mean(v));
+    }
+  }
+  return j;
+}
+
+ojson SizesJson(const Sizes& s) {
+  return ojson{{"drivers", s.drivers},
+               {"batch", s.batch},
+               {"batches_per_round", s.batches},
+               {"pings_per_round", s.pings},
+               {"script_batch", s.script_batch},
+               {"publish_batch", s.publish_batch},
+               {"subscribers", s.subscribers},
+               {"blpop_waiters", s.waiters},
+               {"blpop_samples_per_round", s.blpop_samples},
+               {"runtime_clients", s.clients},
+               {"runtime_ops_per_client", {s.client_m1, s.client_m2}},
+               {"runtime_pairs_per_round", s.client_pairs}};
+}
+
+// The model from the pooled samples; `measurements` says how each figure was made.
+sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson* measurements) {
+  sim::CostModel m;
+  ojson& fig = (*measurements)["figures"];
+  m.node.command_us = Figure("node.command_us", ns.command_us,
+                             "server main-thread CPU (INFO cpu) per command, SET PX/GET/DEL sent by 1, 10 and N "
+                             "connections with one command each in flight (all send, then all read); per sample a "
+                             "line over 1/in-flight: the intercept",
+                             &fig);
+  m.node.wake_us = Figure("node.wake_us", ns.wake_us,
+                          "the slope of the same line: the event loop's cost per wake-up, shared by the commands "
+                          "it reads together",
+                          &fig);
+  m.node.script_us = Figure("node.script_us", ns.script_us,
+                            "intercept of a line over server CPU per EVALSHA of scripts making 0/1/4/16 "
+                            "redis.call('GET'), N in flight (so it includes wake_us / N); one line per sample",
+                            &fig);
+  m.node.script_call_us = Figure("node.script_call_us", ns.script_call_us, "slope of the same line", &fig);
+  m.node.publish_per_receiver_us =
+      Figure("node.publish_per_receiver_us", ns.publish_per_receiver_us,
+             "slope of a line over server CPU per PUBLISH (one at a time) with 0/10/100 subscribers", &fig);
+  m.node.blpop_serve_us = Figure("node.blpop_serve_us", ns.blpop_serve_us,
+                                 "server CPU per LPUSH (one at a time) that serves a parked BLPOP client minus per "
+                                 "LPUSH nobody waits for",
+                                 &fig);
+  // A round trip less the server's part, halved. What is left is the loopback path: on one
+  // machine that is mostly the two processes' kernel work (their CPU) and wake-ups;
+  // cross_checks.ping_client_cpu_us says how much of it the client process spent.
+  const double server_us = Mean(ns.ping_server_us);
+  std::vector<double> one_way;
+  for (double rtt : ns.ping_rtt_us) one_way.push_back((rtt - server_us) / 2);
+  m.one_way_us = Figure("one_way_us", one_way,
+                        "(one-at-a-time PING round trip with blocking hiredis - server CPU per PING) / 2, one "
+                        "sample per PING; includes the client's own syscalls (see cross_checks.ping_client_cpu_us)",
+                        &fig);
+  std::vector<double> half;
+  for (double x : cs.per_command_us) half.push_back(x / 2);
+  const std::string client_method =
+      "CPU (getrusage user+sys) of locklab's real runtime (one process, one libevent loop, history traced) with N "
+      "clients each sending M GETs one at a time; two runs per sample, the difference over the extra commands; "
+      "half of the per-command CPU (a command and its reply are not separable this way)";
+  m.client.placement = sim::ClientCosts::Placement::kOneProcess;
+  m.client.send_us = Figure("client.send_us", half, client_method, &fig);
+  m.client.reply_us = Figure("client.reply_us", half, client_method, &fig);
+  m.client.timer_us = Figure("client.timer_us", cs.timer_us,
+                             "the same with each client sleeping M times 100 us: CPU per sleep (timer firing and "
+                             "resuming its coroutine)",
+                             &fig);
+  ojson& x = (*measurements)["cross_checks"];
+  ojson stats = ojson::object();
+  for (const auto& [name, cu] : ns.commandstats)
+    if (cu.first > 0) stats[name] = R3(cu.second / cu.first);
+  x["commandstats_usec_per_call"] = stats;
+  x["info_cpu_cost_us"] = R3(ns.info_cost_us);
+  x["commandstats_note"] = "INFO commandstats: command execution only, no I/O; GET counts calls from scripts too";
+  x["command_us_by_in_flight"] = MeansBy(ns.command_by_in_flight_us);
+  x["command_wall_us"] = R3(Mean(ns.command_wall_us));
+  x["command_wall_note"] = "the same batches' wall time per command (the server is not alone on the machine)";
+  x["pipelined_command_us"] = R3(Mean(ns.pipelined_command_us));
+  x["pipelined_note"] = "one connection, a batch pipelined, wall time per command: the I/O is amortized away";
+  x["ping_rtt_mean_us"] = R3(Mean(ns.ping_rtt_us));
+  x["ping_server_cpu_us"] = R3(Mean(ns.ping_server_us));
+  x["ping_client_cpu_us"] = R3(Mean(ns.ping_client_us));
+  x["script_us_by_calls"] = MeansBy(ns.script_by_calls_us);
+  x["publish_base_us"] = R3(Mean(ns.publish_base_us));
+  x["publish_us_by_subscribers"] = MeansBy(ns.publish_by_receivers_us);
+  x["locklab_scripts_us"] = MeansBy(ns.locklab_script_us);
+  x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
+  return m;
+}
+
+struct Run {
+  const CalibrateOptions& o;
+  Sizes sizes;
+  void Say(const std::string& line) const {
+    if (o.progress) o.progress(line);
+  }
+};
+
+// One round of every measurement.
+Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& address, ClientSamples* cs) {
+  const std::string head = "round " + std::to_string(r + 1) + "/" + std::to_string(run.o.rounds) + ": ";
+  if (Status s = bench.ResetStats(); !s.ok()) return s;
+  run.Say(head + "plain commands, " + std::to_string(run.sizes.drivers) + " connections");
+  if (Status s = bench.Commands(); !s.ok()) return s.Prefixed("commands");
+  run.Say(head + "scripts");
+  if (Status s = bench.ScriptFit(); !s.ok()) return s.Prefixed("scripts");
+  if (Status s = bench.LocklabScripts(); !s.ok()) return s.Prefixed("locklab scripts");
+  run.Say(head + "PUBLISH to 0, 10, " + std::to_string(run.sizes.subscribers) + " subscribers");
+  if (Status s = bench.Publish(); !s.ok()) return s.Prefixed("publish");
+  run.Say(head + "serving " + std::to_string(run.sizes.waiters) + " parked BLPOPs");
+  if (Status s = bench.Blpop(); !s.ok()) return s.Prefixed("blpop");
+  run.Say(head + "one-at-a-time PINGs");
+  if (Status s = bench.Pings(); !s.ok()) return s.Prefixed("pings");
+  if (Status s = bench.CollectStats(); !s.ok()) return s.Prefixed("commandstats");
+  run.Say(head + "client CPU on the real runtime (" + std::to_string(run.sizes.clients) + " clients)");
+  for (int p = 0; p < run.sizes.client_pairs; ++p)
+    if (Status s = calib::ClientPair(address, run.sizes, cs); !s.ok()) return s.Prefixed("client");
+  return Status::Ok();
+}
+
+std::string RedisVersion(const RedisServers& servers) {
+  std::string info, error;
+  if (!servers.Query(0, {"INFO", "server"}, &info, &error)) return "";
+  const size_t at = info.find("redis_version:");
+  if (at == std::string::npos) return "";
+  return info.substr(at + 14, info.find_first_of("\r\n", at) - at - 14);
+}
+
+}  // namespace
+
+Result<Calibration> Calibrate(const CalibrateOptions& options) {
+  if (options.rounds < 1 || options.rounds > 1000) return Status::Invalid("rounds: give 1 to 1000");
+  const Run run{options, options.quick ? Sizes::Quick() : Sizes()};
+  Calibration out;
+  out.context = LocalProfileContext();  // the load average before we add to it
+  RaiseFileLimit();
+  run.Say("starting redis-server");
+  RedisServerOptions so;
+  so.redis_server_path = options.redis_server_path;
+  std::string error;
+  std::unique_ptr<RedisServers> servers = RedisServers::Start(so, &error);
+  if (!servers) return Status::Failed("cannot start redis-server: " + error);
+  out.context.redis_server_version = RedisVersion(*servers);
+  NodeSamples ns;
+  ClientSamples cs;
+  {
+    calib::NodeBench bench(servers->port(0), run.sizes, &ns);
+    run.Say("connecting " + std::to_string(run.sizes.subscribers) + " subscribers and " +
+            std::to_string(run.sizes.waiters) + " BLPOP clients");
+    if (Status s = bench.Setup(); !s.ok()) return s.Prefixed("calibrate: setup");
+    for (int r = 0; r < options.rounds; ++r)
+      if (Status s = Round(run, r, bench, servers->address(0), &cs); !s.ok()) return s.Prefixed("calibrate");
+  }  // every connection closed before the server stops
+  servers.reset();
+  out.context.rounds = options.rounds;
+  out.context.quick = options.quick;
+  ojson& m = out.context.measurements;
+  m["sizes"] = SizesJson(run.sizes);
+  out.model = BuildModel(ns, cs, &m);
+  out.model.name = "calibrated:" + out.context.host + ":" + out.context.date_utc.substr(0, 10);
+  return out;
+}
+
+std::string CalibrationTable(const sim::CostModel& model) {
+  const std::pair<const char*, const sim::CostDist*> rows[] = {
+      {"node.command_us", &model.node.command_us},
+      {"node.wake_us", &model.node.wake_us},
+      {"node.script_us", &model.node.script_us},
+      {"node.script_call_us", &model.node.script_call_us},
+      {"node.publish_per_receiver_us", &model.node.publish_per_receiver_us},
+      {"node.blpop_serve_us", &model.node.blpop_serve_us},
+      {"client.send_us", &model.client.send_us},
+      {"client.reply_us", &model.client.reply_us},
+      {"client.timer_us", &model.client.timer_us},
+      {"one_way_us", &model.one_way_us}};
+  std::string out;
+  char line[160];
+  std::snprintf(line, sizeof line, "%-30s %10s %10s %10s\n", "figure (us)", "mean", "p50", "p99");
+  out += line;
+  for (const auto& [name, d] : rows) {
+    std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name, d->MeanUs(), d->AtUs(0.5), d->AtUs(0.99));
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace locklab

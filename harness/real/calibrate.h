@@ -1,0 +1,69 @@
+// Calibrate: measure this machine's costs on real redis-server processes that it starts
+// itself (loopback, free ports; always stopped, even on failure: RedisServers), for the
+// simulator's CostModel (sim/cost_model.h). `locklab calibrate` writes the result as a profile
+// (harness/run/profile.h).
+//
+// What is measured, each in `rounds` rounds (samples pooled; a distribution's points are
+// quantiles of the samples, the top 0.1% trimmed; see DistFromSamples). Node figures are the
+// server's main-thread CPU (INFO cpu: used_cpu_{user,sys}_main_thread, less one INFO's own
+// cost), which is the time its one thread is busy whatever else runs on the machine, in the
+// regime of locklab's real backend: each connection has one command in flight, so every
+// command pays its own read and write (pipelining would amortize that away; the pipelined
+// figure is reported as a cross-check, with INFO commandstats' usec_per_call, which leaves out
+// the I/O altogether).
+//  - node.command_us, node.wake_us: SET PX / GET / DEL from 1, 10 and D connections, one
+//    command each in flight (all send, then all read), server CPU per command; per sample a
+//    least-squares line over 1/in-flight: intercept = command_us, slope = wake_us (the event
+//    loop's wake-up, shared by the commands it reads together: a command alone pays all of it).
+//  - node.script_us, node.script_call_us: EVALSHA of scripts making 0, 1, 4 and 16
+//    redis.call('GET'), D in flight (so wake_us / D is in it); per sample a line over the
+//    four: intercept = script_us, slope = script_call_us. locklab's own scripts
+//    (sim/scripts.h) are measured too (informative).
+//  - node.publish_per_receiver_us: PUBLISH one at a time to channels with 0, 10 and 100
+//    subscribers (extra connections, drained between samples); the slope of a line over the
+//    three (each delivery is a write to its subscriber's socket).
+//  - node.blpop_serve_us: W clients parked on BLPOP, then W LPUSHes one at a time serve them:
+//    per LPUSH, minus an LPUSH nobody waits for.
+//  - one_way_us: one-at-a-time PING round trips (blocking hiredis, wall time) minus the
+//    server's CPU per PING, halved. On loopback the rest is mostly the two processes' kernel
+//    work and wake-ups; the client's CPU per PING is reported next to it.
+//  - client.send_us, client.reply_us, client.timer_us: CPU (getrusage user + sys) of locklab's
+//    own real runtime (RedisRuntime: one process, one libevent loop, history traced) running N
+//    clients that each send M GETs one after the other, or sleep M times 100 µs; two M per
+//    sample, the difference divided by the extra commands (fixed costs cancel). A command and
+//    its reply cannot be told apart this way: each of send_us and reply_us is half of the
+//    per-command CPU.
+// Negative samples (differences of noisy timings) are clamped to 0 and counted.
+//
+// Every loop has a limit and every socket read a timeout (5 s); a failure is Status::Failed
+// saying which measurement failed. Blocks for a few seconds (quick) to about a minute.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "algorithms/status.h"
+#include "harness/run/profile.h"
+#include "sim/cost_model.h"
+
+namespace locklab {
+
+struct CalibrateOptions {
+  int rounds = 5;
+  bool quick = false;  // small batches and few clients: a few seconds, rough figures
+  std::string redis_server_path = "/usr/bin/redis-server";
+  // Called with one line per step ("round 2/5: scripts"); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct Calibration {
+  sim::CostModel model;     // name "calibrated:<host>:<date>"
+  ProfileContext context;   // incl. "measurements": how each figure was made, cross-checks
+};
+
+Result<Calibration> Calibrate(const CalibrateOptions& options);
+
+// The figures as a text table: one row per figure with mean, p50 and p99 (µs).
+std::string CalibrationTable(const sim::CostModel& model);
+
+}  // namespace locklab

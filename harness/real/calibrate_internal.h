@@ -1,0 +1,115 @@
+// The pieces of Calibrate (calibrate.h), shared by calibrate.cc (orchestration),
+// calibrate_node.cc (hiredis measurements of a redis-server) and calibrate_client.cc (the real
+// runtime's CPU). Not for other callers.
+#pragma once
+
+#include <hiredis/hiredis.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/status.h"
+
+namespace locklab::calib {
+
+// How much each measurement does per round.
+struct Sizes {
+  int drivers = 50;          // connections with one command each in flight (lockstep)
+  int batch = 1000;          // commands per sample (command_us), over the drivers
+  int batches = 20;          // samples per round, for each batched measurement
+  int pings = 1000;          // one-at-a-time PINGs per round
+  int script_batch = 300;    // EVALSHAs per sample
+  int publish_batch = 200;   // PUBLISHes per sample, one at a time
+  int subscribers = 100;     // the largest subscriber count (0, 10 and this)
+  int waiters = 200;         // parked BLPOP clients
+  int blpop_samples = 5;     // park-and-serve cycles per round
+  int clients = 100;         // real runtime clients
+  int client_m1 = 20, client_m2 = 120;  // commands (or sleeps) per client in the two runs of a pair
+  int client_pairs = 2;      // pairs per round
+  static Sizes Quick();
+};
+
+// Samples pooled over the rounds (µs).
+struct NodeSamples {
+  std::vector<double> command_us, wake_us;   // server main-thread CPU: per command, per loop wake
+  std::map<int, std::vector<double>> command_by_in_flight_us;  // in flight -> CPU per command
+  std::vector<double> command_wall_us;       // lockstep wall time per command (cross-check)
+  std::vector<double> pipelined_command_us;  // pipelined batch wall time per command (cross-check)
+  std::vector<double> ping_rtt_us;
+  std::vector<double> ping_server_us, ping_client_us;  // CPU per PING: server, this process
+  std::vector<double> script_us, script_call_us;
+  std::vector<double> publish_per_receiver_us, publish_base_us;
+  std::vector<double> blpop_serve_us;
+  std::map<int, std::vector<double>> script_by_calls_us;       // calls -> per EVALSHA
+  std::map<int, std::vector<double>> publish_by_receivers_us;  // subscribers -> per PUBLISH
+  std::map<std::string, std::vector<double>> locklab_script_us;  // script name -> per EVALSHA
+  std::map<std::string, std::pair<double, double>> commandstats;  // command -> (calls, usec)
+  double info_cost_us = 0;  // one INFO cpu's own server CPU, taken out of every CPU difference
+};
+
+struct ClientSamples {
+  std::vector<double> per_command_us;  // send + reply
+  std::vector<double> timer_us;
+};
+
+struct Conn {
+  struct Free {
+    void operator()(redisContext* c) const { redisFree(c); }
+  };
+  std::unique_ptr<redisContext, Free> ctx;
+  redisContext* get() const { return ctx.get(); }
+};
+// A blocking hiredis connection to 127.0.0.1:port with a 5 s connect and I/O timeout.
+Result<Conn> Connect(int port);
+// One command and its reply as text (status/string verbatim, integers in decimal).
+Result<std::string> Query(const Conn& c, const std::vector<std::string>& argv);
+
+// The node measurements against one server (all connections made here are closed on return).
+class NodeBench {
+ public:
+  NodeBench(int port, const Sizes& sizes, NodeSamples* out) : port_(port), sizes_(sizes), out_(out) {}
+  Status Setup();  // connections, subscribers, waiters, scripts loaded
+  Status Commands();
+  Status Pings();
+  Status ScriptFit();
+  Status LocklabScripts();
+  Status Publish();
+  Status Blpop();
+  Status ResetStats();
+  Status CollectStats();
+
+ private:
+  Status Drain(const Conn& c, int replies);
+  Status Subscribe();
+  Status ParkWaiters();
+  // The server's main-thread CPU so far (INFO cpu), µs. A difference of two readings includes
+  // one INFO's own cost (info_cost_us_, measured in Setup): callers subtract it.
+  Result<double> ServerCpuUs();
+  // The first `in_flight` drivers send make(driver, round), rounds times in lockstep (all send,
+  // then all read): server CPU per command and wall time per command.
+  Result<std::pair<double, double>> Lockstep(int rounds, const std::function<std::vector<std::string>(int, int)>& make,
+                                             const std::string& what, size_t in_flight);
+  // One connection sends `argv` n times, one at a time: server CPU per command.
+  Result<double> OneAtATime(const std::vector<std::string>& argv, int n, const std::string& what);
+  double info_cost_us_ = 0;  // = out_->info_cost_us
+  int port_;
+  Sizes sizes_;
+  NodeSamples* out_;
+  Conn main_;
+  std::vector<Conn> drivers_;
+  std::vector<Conn> subscribers_;
+  std::vector<Conn> waiters_;
+  std::map<int, std::string> fit_sha_;  // calls -> sha
+};
+
+// One pair of real-runtime runs against HOST:PORT: appends a per-command and a per-timer sample.
+Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out);
+
+// Least squares y = a + b x.
+std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace locklab::calib

@@ -1,0 +1,129 @@
+// A quick calibration against a real redis-server: the figures are there, finite and ordered
+// sensibly, and no server is left running.
+#include "harness/real/calibrate.h"
+#include "harness/real/calibrate_internal.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+namespace locklab {
+namespace {
+
+// Live redis-server processes whose parent is this process.
+int OurServers() {
+  int found = 0;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return 0;
+  while (dirent* d = readdir(proc)) {
+    if (d->d_name[0] < '0' || d->d_name[0] > '9') continue;
+    std::ifstream st(std::string("/proc/") + d->d_name + "/stat");
+    std::string line;
+    std::getline(st, line);
+    const size_t paren = line.rfind(')');
+    if (line.find("(redis-server)") == std::string::npos || paren + 2 >= line.size()) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(line.c_str() + paren + 2, "%c %d", &state, &ppid) == 2 && state != 'Z' && ppid == getpid()) ++found;
+  }
+  closedir(proc);
+  return found;
+}
+
+void ExpectSane(const char* name, const sim::CostDist& d) {
+  SCOPED_TRACE(name);
+  ASSERT_GE(d.points.size(), 11u);
+  EXPECT_EQ(d.points.front().first, 0.0);
+  EXPECT_EQ(d.points.back().first, 1.0);
+  for (const auto& [p, us] : d.points) {
+    EXPECT_TRUE(std::isfinite(us));
+    EXPECT_GE(us, 0.0);
+  }
+  EXPECT_LE(d.AtUs(0), d.AtUs(0.5));
+  EXPECT_LE(d.AtUs(0.5), d.AtUs(0.99));
+  EXPECT_LE(d.AtUs(0.99), d.AtUs(1));
+}
+
+TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
+  CalibrateOptions o;
+  o.quick = true;
+  o.rounds = 1;
+  int lines = 0;
+  o.progress = [&](const std::string&) { ++lines; };
+  Result<Calibration> c = Calibrate(o);
+  EXPECT_EQ(OurServers(), 0);  // stopped, whatever happened
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_GT(lines, 3);
+  const sim::CostModel& m = c->model;
+  ExpectSane("command_us", m.node.command_us);
+  ExpectSane("wake_us", m.node.wake_us);
+  ExpectSane("script_us", m.node.script_us);
+  ExpectSane("script_call_us", m.node.script_call_us);
+  ExpectSane("publish_per_receiver_us", m.node.publish_per_receiver_us);
+  ExpectSane("blpop_serve_us", m.node.blpop_serve_us);
+  ExpectSane("send_us", m.client.send_us);
+  ExpectSane("reply_us", m.client.reply_us);
+  ExpectSane("timer_us", m.client.timer_us);
+  ExpectSane("one_way_us", m.one_way_us);
+  // Work costs time: a command, a delivery, the client's side, the path.
+  EXPECT_GT(m.node.command_us.MeanUs(), 0.0);
+  EXPECT_GT(m.node.publish_per_receiver_us.MeanUs(), 0.0);
+  EXPECT_GT(m.client.send_us.MeanUs(), 0.0);
+  EXPECT_GT(m.client.timer_us.MeanUs(), 0.0);
+  EXPECT_GT(m.one_way_us.MeanUs(), 0.0);
+  // A script costs at least a plain command: executing it (INFO commandstats, no I/O) and as
+  // a whole once it makes 16 calls (the I/O they share dominates one call).
+  const auto& x = c->context.measurements["cross_checks"];
+  const auto& stats = x["commandstats_usec_per_call"];
+  ASSERT_TRUE(stats.contains("EVALSHA") && stats.contains("GET")) << stats.dump();
+  EXPECT_GE(stats["EVALSHA"].get<double>(), stats["GET"].get<double>());
+  EXPECT_GE(m.node.script_us.MeanUs() + 16 * m.node.script_call_us.MeanUs(), m.node.command_us.MeanUs());
+  // A command alone costs the node more than one of many read together (the wake is shared).
+  const auto& by_in_flight = x["command_us_by_in_flight"];
+  ASSERT_TRUE(by_in_flight.contains("1")) << by_in_flight.dump();
+  EXPECT_GT(by_in_flight["1"].get<double>(), by_in_flight.back().get<double>());
+  // More subscribers, more work per PUBLISH.
+  const auto& pub = x["publish_us_by_subscribers"];
+  EXPECT_GT(pub["100"].get<double>(), pub["0"].get<double>());
+  EXPECT_EQ(c->context.redis_server_version.empty(), false);
+  EXPECT_EQ(c->context.rounds, 1);
+  EXPECT_TRUE(c->context.quick);
+  EXPECT_NE(CalibrationTable(m).find("node.blpop_serve_us"), std::string::npos);
+}
+
+TEST(CalibFitLine, LeastSquares) {
+  // Exactly on a line: script_us = 7, script_call_us = 0.25.
+  auto [a, b] = calib::FitLine({0, 1, 4, 16}, {7, 7.25, 8, 11});
+  EXPECT_DOUBLE_EQ(a, 7.0);
+  EXPECT_DOUBLE_EQ(b, 0.25);
+  // Noise around y = 1 + 2x: the least-squares line through (0, 1.5), (1, 2.5), (2, 5.5) is
+  // intercept 1.166..., slope 2.
+  std::tie(a, b) = calib::FitLine({0, 1, 2}, {1.5, 2.5, 5.5});
+  EXPECT_NEAR(a, 7.0 / 6.0, 1e-12);
+  EXPECT_NEAR(b, 2.0, 1e-12);
+  // One x only: no slope.
+  EXPECT_EQ(calib::FitLine({3, 3}, {1, 2}).second, 0.0);
+}
+
+TEST(CalibRealServer, BadRoundsAndAMissingServerAreErrors) {
+  CalibrateOptions o;
+  o.rounds = 0;
+  EXPECT_TRUE(Calibrate(o).status().invalid());
+  o.rounds = 1;
+  o.quick = true;
+  o.redis_server_path = "/nonexistent/redis-server";
+  Result<Calibration> c = Calibrate(o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Status::Code::kFailed);
+  EXPECT_NE(c.status().message().find("redis-server"), std::string::npos);
+  EXPECT_EQ(OurServers(), 0);
+}
+
+}  // namespace
+}  // namespace locklab

@@ -1,0 +1,317 @@
+#include "harness/run/profile.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness/run/build_info.h"
+
+namespace locklab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// To `per` parts of a unit (1000: 0.001); dividing gives the double nearest the decimal.
+double Round(double x, double per) { return std::round(x * per) / per; }
+
+ojson DistJson(const sim::CostDist& d) {
+  ojson points = ojson::array();
+  for (const auto& [p, us] : d.points) points.push_back(ojson::array({Round(p, 1e4), Round(us, 1e3)}));
+  ojson j;
+  j["mean_us"] = Round(d.MeanUs(), 1e3);
+  j["points"] = std::move(points);
+  return j;
+}
+
+// dump(2) puts each number of a [p, us] pair on a line of its own; one pair a line reads better.
+std::string CompactPairs(const std::string& text) {
+  static const std::regex pair(R"(\[\s*(-?[0-9.eE+-]+),\s*(-?[0-9.eE+-]+)\s*\])");
+  return std::regex_replace(text, pair, "[$1, $2]");
+}
+
+const char* PlacementName(sim::ClientCosts::Placement p) {
+  return p == sim::ClientCosts::Placement::kOneProcess ? "one-process" : "process-per-client";
+}
+
+std::string FirstLineOf(const std::string& path, const std::string& prefix) {
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+// --- Loading: every check names the key it is about. ---
+
+Status Bad(const std::string& key, const std::string& what) { return Status::Invalid(key + ": " + what); }
+
+Status OnlyKeys(const nlohmann::json& j, const std::string& where, const std::set<std::string>& allowed) {
+  if (!j.is_object()) return Bad(where.empty() ? "profile" : where, "must be an object");
+  for (const auto& [key, value] : j.items())
+    if (allowed.count(key) == 0) return Bad(where.empty() ? key : where + "." + key, "unknown key");
+  return Status::Ok();
+}
+
+Result<double> NonNegative(const nlohmann::json& v, const std::string& key) {
+  if (!v.is_number()) return Bad(key, "must be a number");
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) return Bad(key, "must be finite");
+  if (x < 0) return Bad(key, "must not be negative");
+  return x;
+}
+
+Status ReadPoint(const nlohmann::json& pt, const std::string& key, std::pair<double, double>* out) {
+  if (!pt.is_array() || pt.size() != 2) return Bad(key, "must be a pair [p, us]");
+  Result<double> p = NonNegative(pt[0], key + ".p");
+  if (!p.ok()) return p.status();
+  Result<double> us = NonNegative(pt[1], key + ".us");
+  if (!us.ok()) return us.status();
+  if (*p > 1) return Bad(key, "p must be at most 1");
+  *out = {*p, *us};
+  return Status::Ok();
+}
+
+Result<sim::CostDist> ReadDist(const nlohmann::json& parent, const std::string& name, const std::string& key) {
+  if (!parent.contains(name)) return Bad(key, "missing");
+  const nlohmann::json& j = parent.at(name);
+  if (Status s = OnlyKeys(j, key, {"mean_us", "points"}); !s.ok()) return s;
+  if (j.contains("mean_us"))
+    if (Result<double> m = NonNegative(j.at("mean_us"), key + ".mean_us"); !m.ok()) return m.status();
+  if (!j.contains("points")) return Bad(key + ".points", "missing");
+  const nlohmann::json& pts = j.at("points");
+  if (!pts.is_array() || pts.size() < 2) return Bad(key + ".points", "must be an array of at least 2 [p, us] pairs");
+  sim::CostDist d;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const std::string at = key + ".points[" + std::to_string(i) + "]";
+    std::pair<double, double> pt;
+    if (Status s = ReadPoint(pts[i], at, &pt); !s.ok()) return s;
+    if (i == 0 && pt.first != 0.0) return Bad(at, "the first p must be 0");
+    if (i > 0 && pt.first <= d.points.back().first) return Bad(at, "p must rise (" + std::to_string(pt.first) +
+                                                                     " after " + std::to_string(d.points.back().first) + ")");
+    if (i > 0 && pt.second < d.points.back().second) return Bad(at, "us must not fall (an inverse CDF)");
+    d.points.push_back(pt);
+  }
+  if (d.points.back().first != 1.0) return Bad(key + ".points", "the last p must be 1");
+  return d;
+}
+
+Status ReadContext(const nlohmann::json& j, ProfileContext* c) {
+  if (Status s = OnlyKeys(j, "context", {"host", "cpu_model", "cpu_count", "redis_server_version", "date_utc",
+                                         "locklab_version", "locklab_sha", "load_average_1m", "rounds", "quick"});
+      !s.ok())
+    return s;
+  for (const char* k : {"host", "cpu_model", "redis_server_version", "date_utc", "locklab_version", "locklab_sha"})
+    if (j.contains(k) && !j.at(k).is_string()) return Bad(std::string("context.") + k, "must be a string");
+  for (const char* k : {"cpu_count", "load_average_1m", "rounds"})
+    if (j.contains(k))
+      if (Result<double> x = NonNegative(j.at(k), std::string("context.") + k); !x.ok()) return x.status();
+  if (j.contains("quick") && !j.at("quick").is_boolean()) return Bad("context.quick", "must be true or false");
+  c->host = j.value("host", "");
+  c->cpu_model = j.value("cpu_model", "");
+  c->cpu_count = j.value("cpu_count", 0);
+  c->redis_server_version = j.value("redis_server_version", "");
+  c->date_utc = j.value("date_utc", "");
+  c->locklab_version = j.value("locklab_version", "");
+  c->locklab_sha = j.value("locklab_sha", "");
+  c->load_average_1m = j.value("load_average_1m", 0.0);
+  c->rounds = j.value("rounds", 0);
+  c->quick = j.value("quick", false);
+  return Status::Ok();
+}
+
+Status ReadNode(const nlohmann::json& j, sim::NodeCosts* n) {
+  const std::pair<const char*, sim::CostDist*> figures[] = {{"command_us", &n->command_us},
+                                                            {"wake_us", &n->wake_us},
+                                                            {"script_us", &n->script_us},
+                                                            {"script_call_us", &n->script_call_us},
+                                                            {"publish_per_receiver_us", &n->publish_per_receiver_us},
+                                                            {"blpop_serve_us", &n->blpop_serve_us}};
+  std::set<std::string> names;
+  for (const auto& [name, dist] : figures) names.insert(name);
+  if (Status s = OnlyKeys(j, "node", names); !s.ok()) return s;
+  for (const auto& [name, dist] : figures) {
+    Result<sim::CostDist> d = ReadDist(j, name, std::string("node.") + name);
+    if (!d.ok()) return d.status();
+    *dist = std::move(*d);
+  }
+  return Status::Ok();
+}
+
+Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
+  if (Status s = OnlyKeys(j, "client", {"placement", "send_us", "reply_us", "timer_us"}); !s.ok()) return s;
+  if (!j.contains("placement")) return Bad("client.placement", "missing");
+  const nlohmann::json& p = j.at("placement");
+  if (p == "one-process") {
+    c->placement = sim::ClientCosts::Placement::kOneProcess;
+  } else if (p == "process-per-client") {
+    c->placement = sim::ClientCosts::Placement::kProcessPerClient;
+  } else {
+    return Bad("client.placement", "must be \"one-process\" or \"process-per-client\"");
+  }
+  const std::pair<const char*, sim::CostDist*> figures[] = {
+      {"send_us", &c->send_us}, {"reply_us", &c->reply_us}, {"timer_us", &c->timer_us}};
+  for (const auto& [name, dist] : figures) {
+    Result<sim::CostDist> d = ReadDist(j, name, std::string("client.") + name);
+    if (!d.ok()) return d.status();
+    *dist = std::move(*d);
+  }
+  return Status::Ok();
+}
+
+// Type-7 quantile of sorted values.
+double Quantile(const std::vector<double>& sorted, double p) {
+  const double h = (static_cast<double>(sorted.size()) - 1) * p;
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+ProfileContext LocalProfileContext() {
+  ProfileContext c;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) c.host = host;
+  const std::string model = FirstLineOf("/proc/cpuinfo", "model name");
+  if (const size_t colon = model.find(':'); colon != std::string::npos)
+    c.cpu_model = model.substr(model.find_first_not_of(" \t", colon + 1));
+  c.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  c.date_utc = date;
+  c.locklab_version = ToolVersion();
+  c.locklab_sha = GitSha();
+  std::ifstream loadavg("/proc/loadavg");
+  loadavg >> c.load_average_1m;
+  return c;
+}
+
+nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileContext& context) {
+  ojson j;
+  j["schema"] = kProfileSchema;
+  j["name"] = model.name;
+  ojson& c = j["context"];
+  c["host"] = context.host;
+  c["cpu_model"] = context.cpu_model;
+  c["cpu_count"] = context.cpu_count;
+  c["redis_server_version"] = context.redis_server_version;
+  c["date_utc"] = context.date_utc;
+  c["locklab_version"] = context.locklab_version;
+  c["locklab_sha"] = context.locklab_sha;
+  c["load_average_1m"] = Round(context.load_average_1m, 100);
+  c["rounds"] = context.rounds;
+  c["quick"] = context.quick;
+  ojson& n = j["node"];
+  n["command_us"] = DistJson(model.node.command_us);
+  n["wake_us"] = DistJson(model.node.wake_us);
+  n["script_us"] = DistJson(model.node.script_us);
+  n["script_call_us"] = DistJson(model.node.script_call_us);
+  n["publish_per_receiver_us"] = DistJson(model.node.publish_per_receiver_us);
+  n["blpop_serve_us"] = DistJson(model.node.blpop_serve_us);
+  ojson& cl = j["client"];
+  cl["placement"] = PlacementName(model.client.placement);
+  cl["send_us"] = DistJson(model.client.send_us);
+  cl["reply_us"] = DistJson(model.client.reply_us);
+  cl["timer_us"] = DistJson(model.client.timer_us);
+  j["one_way_us"] = DistJson(model.one_way_us);
+  j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
+  return j;
+}
+
+Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) {
+    fs::create_directories(p.parent_path(), ec);
+    if (ec) return Status::Failed("cannot create directory " + p.parent_path().string() + ": " + ec.message());
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const std::string text = CompactPairs(ProfileJson(model, context).dump(2)) + "\n";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return Status::Failed("cannot write " + tmp + ": " + std::strerror(errno));
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return Status::Failed("cannot write " + path + ": " + why);
+  }
+  return Status::Ok();
+}
+
+Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
+  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "node", "client", "one_way_us", "measurements"});
+      !s.ok())
+    return s;
+  if (!j.contains("schema")) return Bad("schema", "missing");
+  if (j.at("schema") != kProfileSchema)
+    return Bad("schema", "must be \"" + std::string(kProfileSchema) + "\" (got " + j.at("schema").dump() + ")");
+  sim::CostModel m;
+  if (!j.contains("name") || !j.at("name").is_string()) return Bad("name", "missing or not a string");
+  m.name = j.at("name").get<std::string>();
+  ProfileContext context;
+  if (j.contains("context"))
+    if (Status s = ReadContext(j.at("context"), &context); !s.ok()) return s;
+  if (j.contains("measurements") && !j.at("measurements").is_object()) return Bad("measurements", "must be an object");
+  if (!j.contains("node")) return Bad("node", "missing");
+  if (Status s = ReadNode(j.at("node"), &m.node); !s.ok()) return s;
+  if (!j.contains("client")) return Bad("client", "missing");
+  if (Status s = ReadClient(j.at("client"), &m.client); !s.ok()) return s;
+  Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
+  if (!one_way.ok()) return one_way.status();
+  m.one_way_us = std::move(*one_way);
+  if (context_out != nullptr) {
+    *context_out = std::move(context);
+    if (j.contains("measurements")) context_out->measurements = j.at("measurements");
+  }
+  return m;
+}
+
+Result<sim::CostModel> LoadProfile(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status::Failed("cannot read profile " + path + ": " + std::strerror(errno));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Invalid(path + ": not JSON");
+  Result<sim::CostModel> m = ProfileFromJson(j);
+  if (!m.ok()) return m.status().Prefixed(path);
+  return m;
+}
+
+SampleSummary DistFromSamples(std::vector<double> samples_us) {
+  SampleSummary s;
+  s.samples = samples_us.size();
+  if (samples_us.empty()) return s;
+  for (double& x : samples_us) {
+    if (!(x >= 0)) {  // negative (or NaN): a difference of two noisy timings
+      x = 0;
+      ++s.clamped;
+    }
+  }
+  std::sort(samples_us.begin(), samples_us.end());
+  s.trimmed = samples_us.size() / 1000;
+  samples_us.resize(samples_us.size() - s.trimmed);
+  const int intervals = samples_us.size() >= 100 ? 20 : 10;
+  for (int i = 0; i <= intervals; ++i) {
+    const double p = static_cast<double>(i) / intervals;
+    s.dist.points.emplace_back(p, Quantile(samples_us, p));
+  }
+  return s;
+}
+
+}  // namespace locklab

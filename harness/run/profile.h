@@ -1,0 +1,83 @@
+// A cost profile on disk: the sim::CostModel that `locklab calibrate` measured, as JSON, with
+// where and when it was measured. The simulator loads one with LoadProfile.
+//
+// Format (schema "locklab.profile/1"), keys in this order when written:
+//   {"schema": "locklab.profile/1",
+//    "name": "calibrated:HOST:DATE",                      the model's name (CostModel::name)
+//    "context": {"host", "cpu_model", "cpu_count", "redis_server_version", "date_utc",
+//                "locklab_version", "locklab_sha", "load_average_1m", "rounds", "quick"},
+//    "node": {"command_us": DIST, "wake_us": DIST, "script_us": DIST, "script_call_us": DIST,
+//             "publish_per_receiver_us": DIST, "blpop_serve_us": DIST},
+//    "client": {"placement": "one-process" | "process-per-client",
+//               "send_us": DIST, "reply_us": DIST, "timer_us": DIST},
+//    "one_way_us": DIST,
+//    "measurements": {...}}                               how each figure was measured: sample
+//                                                         counts, trimming, cross-checks (free
+//                                                         form, informative, not read back)
+// DIST = {"mean_us": 12.3, "points": [[0, 10.1], [0.05, 10.9], ..., [1, 31.0]]}: points of the
+// inverse CDF (p, µs), p rising strictly from exactly 0 to exactly 1, µs non-decreasing, finite,
+// >= 0. mean_us is informative: it is recomputed from the points on load.
+//
+// Loading is strict: an unknown key, a missing figure, a non-finite or negative number, or
+// points that do not rise from 0 to 1 is Status::Invalid naming the key
+// ("node.script_us.points[2]: p must rise (0.3 after 0.4)"). context and measurements may be
+// absent; every other key is required.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "algorithms/status.h"
+#include "sim/cost_model.h"
+
+namespace locklab {
+
+inline constexpr char kProfileSchema[] = "locklab.profile/1";
+
+// Where and how a profile was measured (the "context" block, and "measurements").
+struct ProfileContext {
+  std::string host;
+  std::string cpu_model;
+  int cpu_count = 0;
+  std::string redis_server_version;  // "7.0.15"
+  std::string date_utc;              // "2026-11-23T18:40:00Z"
+  std::string locklab_version;       // ToolVersion()
+  std::string locklab_sha;           // GitSha()
+  double load_average_1m = 0;        // /proc/loadavg when the measuring began (a busy machine
+                                     // measures slower figures)
+  int rounds = 0;
+  bool quick = false;
+  nlohmann::ordered_json measurements = nlohmann::ordered_json::object();
+};
+
+// This machine's host name, CPU model and count, the date, locklab's version and sha and the
+// 1-minute load average; redis_server_version, rounds, quick and measurements are left empty.
+ProfileContext LocalProfileContext();
+
+// The profile as JSON (the format above; numbers rounded to 0.001 µs).
+nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileContext& context);
+
+// Writes ProfileJson to `path` (parent directories created) through a temporary file in the
+// same directory and rename(), so a reader never sees half a profile. Failed on I/O errors.
+Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context);
+
+// Reads a profile. Invalid (naming the key) for a file that is not a valid profile, Failed when
+// it cannot be read.
+Result<sim::CostModel> LoadProfile(const std::string& path);
+// The same from parsed JSON; `context_out` (may be null) gets the context block.
+Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out = nullptr);
+
+// A distribution from samples (µs): the largest floor(n / 1000) samples are trimmed (the
+// outliers beyond p99.9: none below 1,000 samples), then 21 quantile points (11 for fewer than
+// 100 samples) at evenly spaced p from 0 to 1, type-7 interpolation. Negative samples are
+// clamped to 0 (`clamped` counts them). Empty samples: an empty distribution.
+struct SampleSummary {
+  sim::CostDist dist;
+  size_t samples = 0;
+  size_t trimmed = 0;
+  size_t clamped = 0;
+};
+SampleSummary DistFromSamples(std::vector<double> samples_us);
+
+}  // namespace locklab

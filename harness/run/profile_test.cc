@@ -1,0 +1,152 @@
+// The profile file: write -> load gives the same model; a bad file is Invalid and names its key.
+#include "harness/run/profile.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace locklab {
+namespace {
+
+sim::CostDist D(std::vector<std::pair<double, double>> pts) { return sim::CostDist{std::move(pts)}; }
+
+sim::CostModel Sample() {
+  sim::CostModel m;
+  m.name = "calibrated:test";
+  m.node.command_us = D({{0, 11.5}, {0.5, 12.25}, {0.99, 14}, {1, 40.125}});
+  m.node.wake_us = D({{0, 5}, {0.5, 6}, {1, 9.5}});
+  m.node.script_us = D({{0, 20}, {1, 30}});
+  m.node.script_call_us = sim::CostDist::Constant(1.5);
+  m.node.publish_per_receiver_us = D({{0, 0.5}, {0.25, 0.75}, {1, 2}});
+  m.node.blpop_serve_us = D({{0, 3}, {1, 9}});
+  m.client.placement = sim::ClientCosts::Placement::kProcessPerClient;
+  m.client.send_us = sim::CostDist::Constant(4);
+  m.client.reply_us = D({{0, 5}, {1, 6}});
+  m.client.timer_us = D({{0, 1}, {1, 2.5}});
+  m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
+  return m;
+}
+
+class CalibProfile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("locklab_profile_test_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  // The sample profile as JSON with one edit, loaded: its status.
+  Status LoadEdited(const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
+    edit(j);
+    std::filesystem::create_directories(dir_);
+    std::ofstream(Path("edited.json")) << j.dump(2);
+    Result<sim::CostModel> m = LoadProfile(Path("edited.json"));
+    return m.ok() ? Status::Ok() : m.status();
+  }
+  std::filesystem::path dir_;
+};
+
+bool SameDist(const sim::CostDist& a, const sim::CostDist& b) { return a.points == b.points; }
+
+TEST_F(CalibProfile, RoundTrip) {
+  ProfileContext c = LocalProfileContext();
+  c.redis_server_version = "7.0.15";
+  c.rounds = 3;
+  c.measurements["command_us"] = {{"samples", 100}};
+  const sim::CostModel m = Sample();
+  ASSERT_TRUE(WriteProfile(Path("sub/p.json"), m, c).ok());
+  EXPECT_FALSE(std::filesystem::exists(Path("sub/p.json.tmp." + std::to_string(getpid()))));
+  Result<sim::CostModel> back = LoadProfile(Path("sub/p.json"));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->name, m.name);
+  EXPECT_TRUE(SameDist(back->node.command_us, m.node.command_us));
+  EXPECT_TRUE(SameDist(back->node.wake_us, m.node.wake_us));
+  EXPECT_TRUE(SameDist(back->node.script_us, m.node.script_us));
+  EXPECT_TRUE(SameDist(back->node.script_call_us, m.node.script_call_us));
+  EXPECT_TRUE(SameDist(back->node.publish_per_receiver_us, m.node.publish_per_receiver_us));
+  EXPECT_TRUE(SameDist(back->node.blpop_serve_us, m.node.blpop_serve_us));
+  EXPECT_EQ(back->client.placement, m.client.placement);
+  EXPECT_TRUE(SameDist(back->client.send_us, m.client.send_us));
+  EXPECT_TRUE(SameDist(back->client.reply_us, m.client.reply_us));
+  EXPECT_TRUE(SameDist(back->client.timer_us, m.client.timer_us));
+  EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
+  // The context comes back too; writing the loaded model again gives the same text.
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(Path("sub/p.json")));
+  ProfileContext c2;
+  ASSERT_TRUE(ProfileFromJson(j, &c2).ok());
+  EXPECT_EQ(c2.host, c.host);
+  EXPECT_EQ(c2.redis_server_version, "7.0.15");
+  EXPECT_EQ(c2.rounds, 3);
+  EXPECT_EQ(ProfileJson(*back, c2).dump(), ProfileJson(m, c).dump());
+  EXPECT_DOUBLE_EQ(j["node"]["script_us"]["mean_us"].get<double>(), 25.0);
+}
+
+TEST_F(CalibProfile, BadFilesNameTheKey) {
+  struct Case {
+    std::function<void(nlohmann::json&)> edit;
+    std::string key;
+  };
+  const std::vector<Case> cases = {
+      {[](auto& j) { j["node"]["cpu_us"] = j["node"]["command_us"]; }, "node.cpu_us: unknown key"},
+      {[](auto& j) { j["extra"] = 1; }, "extra: unknown key"},
+      {[](auto& j) { j["context"]["colour"] = "red"; }, "context.colour: unknown key"},
+      {[](auto& j) { j["node"]["script_us"]["points"][1][1] = -1.0; }, "node.script_us.points[1].us: must not be negative"},
+      {[](auto& j) { j["one_way_us"]["points"][1][0] = 0.9; j["one_way_us"]["points"][2][0] = 0.8; },
+       "one_way_us.points[2]: p must rise"},
+      {[](auto& j) { j["client"]["timer_us"]["points"][0][0] = 0.1; }, "client.timer_us.points[0]: the first p must be 0"},
+      {[](auto& j) { j["client"]["reply_us"]["points"][1][0] = 0.9; }, "client.reply_us.points: the last p must be 1"},
+      {[](auto& j) { j["node"]["blpop_serve_us"]["points"][1][1] = 1.0; }, "node.blpop_serve_us.points[1]: us must not fall"},
+      {[](auto& j) { j["node"].erase("script_call_us"); }, "node.script_call_us: missing"},
+      {[](auto& j) { j["client"]["placement"] = "threads"; }, "client.placement: must be"},
+      {[](auto& j) { j["schema"] = "locklab.profile/0"; }, "schema: must be \"locklab.profile/1\""},
+      {[](auto& j) { j["node"]["command_us"]["mean_us"] = "fast"; }, "node.command_us.mean_us: must be a number"},
+      {[](auto& j) { j["context"]["cpu_count"] = -2; }, "context.cpu_count: must not be negative"},
+  };
+  for (const Case& c : cases) {
+    const Status s = LoadEdited(c.edit);
+    EXPECT_TRUE(s.invalid()) << c.key;
+    EXPECT_NE(s.message().find(c.key), std::string::npos) << s.message();
+  }
+  EXPECT_TRUE(LoadEdited([](auto&) {}).ok());  // the unedited file loads
+  // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed
+  // document handed over in memory may hold one.
+  nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
+  j["node"]["script_us"]["points"][0][1] = std::nan("");
+  Result<sim::CostModel> nan = ProfileFromJson(j);
+  ASSERT_FALSE(nan.ok());
+  EXPECT_TRUE(nan.status().invalid());
+  EXPECT_NE(nan.status().message().find("node.script_us.points[0].us: must be finite"), std::string::npos)
+      << nan.status().message();
+  std::filesystem::create_directories(dir_);
+  std::ofstream(Path("garbage.json")) << "{ not json";
+  EXPECT_TRUE(LoadProfile(Path("garbage.json")).status().invalid());
+  EXPECT_EQ(LoadProfile(Path("missing.json")).status().code(), Status::Code::kFailed);
+}
+
+TEST(CalibDistFromSamples, QuantilesTrimAndClamp) {
+  std::vector<double> s;
+  for (int i = 1; i <= 2000; ++i) s.push_back(i);
+  s.push_back(1e9);  // one outlier past p99.9, trimmed with the next largest
+  SampleSummary sum = DistFromSamples(s);
+  EXPECT_EQ(sum.samples, 2001u);
+  EXPECT_EQ(sum.trimmed, 2u);
+  ASSERT_EQ(sum.dist.points.size(), 21u);
+  EXPECT_EQ(sum.dist.points.front(), std::make_pair(0.0, 1.0));
+  EXPECT_EQ(sum.dist.points.back(), std::make_pair(1.0, 1999.0));
+  EXPECT_NEAR(sum.dist.AtUs(0.5), 1000.0, 1e-9);
+  SampleSummary few = DistFromSamples({3.0, -1.0, 5.0});
+  EXPECT_EQ(few.clamped, 1u);
+  EXPECT_EQ(few.trimmed, 0u);
+  ASSERT_EQ(few.dist.points.size(), 11u);
+  EXPECT_EQ(few.dist.points.front().second, 0.0);
+  EXPECT_EQ(few.dist.points.back().second, 5.0);
+  EXPECT_TRUE(DistFromSamples({}).dist.points.empty());
+}
+
+}  // namespace
+}  // namespace locklab

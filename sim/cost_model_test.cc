@@ -1,0 +1,53 @@
+// CostDist: the inverse CDF's interpolation and mean.
+#include "sim/cost_model.h"
+
+#include <gtest/gtest.h>
+
+namespace locklab::sim {
+namespace {
+
+TEST(CalibCostDist, EmptyIsZeroAndOnePointIsConstant) {
+  CostDist empty;
+  EXPECT_EQ(empty.MeanUs(), 0.0);
+  EXPECT_EQ(empty.AtUs(0.3), 0.0);
+  CostDist one{{{0.5, 7.0}}};
+  EXPECT_EQ(one.MeanUs(), 7.0);
+  EXPECT_EQ(one.AtUs(0.0), 7.0);
+  EXPECT_EQ(one.AtUs(1.0), 7.0);
+  CostDist c = CostDist::Constant(12.5);
+  EXPECT_DOUBLE_EQ(c.MeanUs(), 12.5);
+  EXPECT_DOUBLE_EQ(c.AtUs(0.77), 12.5);
+}
+
+TEST(CalibCostDist, InterpolatesLinearlyBetweenPoints) {
+  CostDist d{{{0.0, 10.0}, {0.5, 20.0}, {0.9, 20.0}, {1.0, 120.0}}};
+  EXPECT_DOUBLE_EQ(d.AtUs(0.0), 10.0);
+  EXPECT_DOUBLE_EQ(d.AtUs(0.25), 15.0);
+  EXPECT_DOUBLE_EQ(d.AtUs(0.5), 20.0);
+  EXPECT_DOUBLE_EQ(d.AtUs(0.7), 20.0);
+  EXPECT_DOUBLE_EQ(d.AtUs(0.95), 70.0);
+  EXPECT_DOUBLE_EQ(d.AtUs(1.0), 120.0);
+  // Outside [0, 1]: clamped.
+  EXPECT_DOUBLE_EQ(d.AtUs(-1.0), 10.0);
+  EXPECT_DOUBLE_EQ(d.AtUs(2.0), 120.0);
+  // A vertical step (two points at one p): the value past it.
+  CostDist step{{{0.0, 1.0}, {0.5, 1.0}, {0.5, 5.0}, {1.0, 5.0}}};
+  EXPECT_DOUBLE_EQ(step.AtUs(0.25), 1.0);
+  EXPECT_DOUBLE_EQ(step.AtUs(0.75), 5.0);
+}
+
+TEST(CalibCostDist, MeanIsTheAreaUnderTheInverseCdf) {
+  // Uniform on [10, 30]: mean 20.
+  EXPECT_DOUBLE_EQ((CostDist{{{0.0, 10.0}, {1.0, 30.0}}}).MeanUs(), 20.0);
+  // Trapezoids: 0.5*(10+20)/2 + 0.4*20 + 0.1*(20+120)/2 = 7.5 + 8 + 7 = 22.5.
+  CostDist d{{{0.0, 10.0}, {0.5, 20.0}, {0.9, 20.0}, {1.0, 120.0}}};
+  EXPECT_DOUBLE_EQ(d.MeanUs(), 22.5);
+  // The mean agrees with many evenly spaced draws.
+  double sum = 0;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) sum += d.AtUs((i + 0.5) / n);
+  EXPECT_NEAR(sum / n, d.MeanUs(), 1e-3);
+}
+
+}  // namespace
+}  // namespace locklab::sim
