@@ -20,13 +20,9 @@ constexpr int64_t kGcPauseTtlMs = 200;  // the gc-pause group's TTL; pauses are 
 const std::vector<double> kPauseOverTtl = {0.5, 0.9, 1.1, 1.5, 2};
 const std::vector<double> kQuickPauseOverTtl = {0.5, 1.5};
 
-// The one place that calls the config reader (its signature is moving to Result<T>).
 Result<ConfigFile> LoadExperiment(const std::string& name) {
-  ConfigFile cfg;
-  std::string error;
-  if (!LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/" + name, &cfg, &error))
-    return Status::Invalid(error);
-  cfg.seeds.clear();  // validate sets its own
+  Result<ConfigFile> cfg = LoadConfigFile(std::string(SourceDir()) + "/harness/experiments/" + name);
+  if (cfg.ok()) cfg->seeds.clear();  // validate sets its own
   return cfg;
 }
 
@@ -154,8 +150,7 @@ Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& gr
           RunSpec s = e.base;
           s.backend = backend;
           s.seed = static_cast<uint64_t>(i);
-          std::string error;
-          if (!ResolveSpec(&s, &error)) return Status::Invalid(g.name + " " + e.name + ": " + error);
+          if (Status st = ResolveSpec(&s); !st.ok()) return st.Prefixed(g.name + " " + e.name);
           (s.backend == "sim" ? p.sim : p.real).push_back(s);
         }
       }

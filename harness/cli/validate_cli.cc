@@ -21,12 +21,7 @@ int Bad(const std::string& msg) {
   return kExitBadInput;
 }
 
-// The one place that calls the report writer (its signature is moving to Status).
-Status WriteJson(const std::string& path, const nlohmann::json& j) {
-  std::string error;
-  if (!WriteFileAtomic(path, j.dump(2) + "\n", &error)) return Status::Failed(error);
-  return Status::Ok();
-}
+Status WriteJson(const std::string& path, const nlohmann::json& j) { return WriteFileAtomic(path, j.dump(2) + "\n"); }
 
 }  // namespace
 
