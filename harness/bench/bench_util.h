@@ -31,9 +31,8 @@ inline std::unique_ptr<RedisRuntime> StartRedisRuntime(benchmark::State& state, 
 // Runs rt until its clients finish and adds the run's true time to *seconds; false after
 // state.SkipWithError.
 inline bool RunToEnd(benchmark::State& state, Runtime& rt, double* seconds) {
-  std::string error;
-  if (!rt.Run(RuntimeLimits{}, &error)) {
-    state.SkipWithError(error.c_str());
+  if (const Status run = rt.Run(RuntimeLimits{}); !run.ok()) {
+    state.SkipWithError(run.message().c_str());
     return false;
   }
   *seconds += static_cast<double>(rt.TrueNowUs()) / 1e6;

@@ -394,7 +394,7 @@ struct RedisRuntime::Impl {
   Task<void> RunMain(int client, Task<void> main);
 
   // --- Faults. ---
-  bool PlanFault(const FaultAction& f, std::string* error);
+  Status PlanFault(const FaultAction& f);
   void ArmFault(const FaultAction& f, int step, int64_t at_us);
   static void OnFaultEv(evutil_socket_t, short, void* arg);
   void ApplyFault(const FaultAction& f, int step);
@@ -404,7 +404,7 @@ struct RedisRuntime::Impl {
   static void OnWatchdog(evutil_socket_t, short, void* arg);
   std::string ServerName(int endpoint) const;
 
-  bool Run(const RuntimeLimits& limits, std::string* error);
+  Status Run(const RuntimeLimits& limits);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1456,74 +1456,33 @@ Task<void> RedisRuntime::Impl::RunMain(int client, Task<void> main) {
 // ---------------------------------------------------------------------------------------------
 // Faults.
 
-bool RedisRuntime::Impl::PlanFault(const FaultAction& f, std::string* error) {
+Status RedisRuntime::Impl::PlanFault(const FaultAction& f) {
   const std::string name = FaultKindName(f.kind);
-  if (ran) {
-    *error = "fault " + name + ": faults must be planned before Run()";
-    return false;
-  }
-  const bool client_fault = f.kind == FaultAction::Kind::kPauseClient || f.kind == FaultAction::Kind::kCrashClient ||
-                            f.kind == FaultAction::Kind::kClientClockJump ||
-                            f.kind == FaultAction::Kind::kPartition || f.kind == FaultAction::Kind::kDelayMessage;
-  if (client_fault && (f.target < 0 || f.target >= cfg.clients)) {
-    *error = "fault " + name + ": no client " + std::to_string(f.target) + " (there are " +
-             std::to_string(cfg.clients) + ")";
-    return false;
-  }
-  const int node = f.kind == FaultAction::Kind::kPartition ? f.node : f.target;
-  if ((!client_fault || f.kind == FaultAction::Kind::kPartition) && (node < 0 || node >= cfg.nodes)) {
-    *error = "fault " + name + ": no node " + std::to_string(node) + " (there are " + std::to_string(cfg.nodes) + ")";
-    return false;
-  }
-  if (f.at_us < 0 || f.duration_us < 0) {
-    *error = "fault " + name + ": times must be >= 0";
-    return false;
-  }
-  if (NeedsServerControl(f.kind) && !servers) {
-    *error = "fault " + name +
-             " needs control of the redis-server processes, but the servers given with --redis are not "
-             "locklab's: drop --redis to let locklab start its own servers";
-    return false;
-  }
-  if (f.kind == FaultAction::Kind::kNodeClockJump && !servers->clock_shim_loaded()) {
-    *error = "fault " + name +
-             ": the clock shim (liblocklab_clockshim.so) was not found when the servers started; build the "
-             "locklab_clockshim target or set LOCKLAB_CLOCKSHIM";
-    return false;
-  }
+  if (ran) return Status::Invalid("fault " + name + ": faults must be planned before Run()");
+  if (Status s = ValidateFault(f, FaultWorld{cfg.clients, cfg.nodes, cfg.with_replica}); !s.ok()) return s;
+  if (NeedsServerControl(f.kind) && !servers)
+    return Status::Invalid("fault " + name +
+                           " needs control of the redis-server processes, but the servers given with --redis are "
+                           "not locklab's: drop --redis to let locklab start its own servers");
+  if (f.kind == FaultAction::Kind::kNodeClockJump && !servers->clock_shim_loaded())
+    return Status::Invalid("fault " + name +
+                           ": the clock shim (liblocklab_clockshim.so) was not found when the servers started; "
+                           "build the locklab_clockshim target or set LOCKLAB_CLOCKSHIM");
   if (f.kind == FaultAction::Kind::kFailover) {
-    if (!cfg.with_replica || f.target != 0) {
-      *error = "fault " + name + ": only node 0, and only when it has a replica (with_replica)";
-      return false;
-    }
-    if (failover_planned) {
-      *error = "fault " + name + ": node 0 has one replica, so it can fail over once";
-      return false;
-    }
+    if (f.target != 0) return Status::Invalid("fault " + name + ": only node 0 has a replica");
+    if (failover_planned) return Status::Invalid("fault " + name + ": node 0 has one replica, so it can fail over once");
     failover_planned = true;
   }
   if (!f.on_send.empty()) {
-    if (f.kind != FaultAction::Kind::kPauseClient && f.kind != FaultAction::Kind::kCrashClient) {
-      *error = "fault " + name + ": on_send applies only to pause_client and crash_client";
-      return false;
-    }
-    if (f.occurrence < 1) {
-      *error = "fault " + name + ": on_send needs occurrence >= 1";
-      return false;
-    }
     triggers.push_back(Trigger{f, MatchCommandName(f.on_send), 0});
-    return true;
+    return Status::Ok();
   }
   if (f.kind == FaultAction::Kind::kDelayMessage) {
-    if (f.occurrence < 1 || f.command.empty()) {
-      *error = "fault " + name + ": needs a command name and an occurrence >= 1";
-      return false;
-    }
     matchers.push_back(Matcher{f.target, MatchCommandName(f.command), f.occurrence, f.duration_us, 0});
-    return true;
+    return Status::Ok();
   }
   planned.push_back(f);
-  return true;
+  return Status::Ok();
 }
 
 void RedisRuntime::Impl::ArmFault(const FaultAction& f, int step, int64_t at_us) {
@@ -1758,19 +1717,13 @@ void RedisRuntime::Impl::OnWatchdog(evutil_socket_t, short, void* arg) {
 
 // ---------------------------------------------------------------------------------------------
 
-bool RedisRuntime::Impl::Run(const RuntimeLimits& limits, std::string* error) {
-  if (ran) {
-    *error = "redis runtime: Run() may be called once";
-    return false;
-  }
+Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
+  if (ran) return Status::Failed("redis runtime: Run() may be called once");
   ran = true;
-  if (!setup_error.empty()) {
-    *error = setup_error;
-    return false;
-  }
+  if (!setup_error.empty()) return Status::Failed(setup_error);
   // Connections first, outside the run's time: a thousand clients connecting during the run
   // would measure the TCP handshake instead of the lock.
-  if (!ConnectAll(error)) return false;
+  if (std::string error; !ConnectAll(&error)) return Status::Failed(error);
   SnapshotStats();
 
   start_mono_us = MonoNowUs();
@@ -1801,11 +1754,8 @@ bool RedisRuntime::Impl::Run(const RuntimeLimits& limits, std::string* error) {
       c->spawned.clear();
       c->main = Task<void>();
     }
-  if (!fail_msg.empty()) {
-    *error = fail_msg;
-    return false;
-  }
-  return true;
+  if (!fail_msg.empty()) return Status::Failed(fail_msg);
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1841,7 +1791,7 @@ void RedisRuntime::SetNodeClock(int node, const ClockSetting& c) {
           std::to_string(c.drift_ppm) + " ppm (clock shim; applied to the wall clock only)");
 }
 
-bool RedisRuntime::PlanFault(const FaultAction& f, std::string* error) { return impl_->PlanFault(f, error); }
+Status RedisRuntime::PlanFault(const FaultAction& f) { return impl_->PlanFault(f); }
 
 void RedisRuntime::StartClient(int client, Task<void> main) {
   Impl& rt = *impl_;
@@ -1851,8 +1801,8 @@ void RedisRuntime::StartClient(int client, Task<void> main) {
   c.main = rt.RunMain(client, std::move(main));
 }
 
-bool RedisRuntime::Run(const RuntimeLimits& limits, std::string* error) {
-  const bool ok = impl_->Run(limits, error);
+Status RedisRuntime::Run(const RuntimeLimits& limits) {
+  Status ok = impl_->Run(limits);
   // Cross-check the client-side count with what the servers themselves counted: part of what
   // this runtime reports (Notes()), while the servers are still up.
   std::map<std::string, int64_t> calls;

@@ -80,9 +80,9 @@ class RedisRuntime : public Runtime {
   void SetClientClock(int client, const ClockSetting& c) override;
   // Needs our own servers and the clock shim; otherwise Run() fails saying why.
   void SetNodeClock(int node, const ClockSetting& c) override;
-  bool PlanFault(const FaultAction& f, std::string* error) override;
+  Status PlanFault(const FaultAction& f) override;
   void StartClient(int client, Task<void> main) override;
-  bool Run(const RuntimeLimits& limits, std::string* error) override;
+  Status Run(const RuntimeLimits& limits) override;
   CommandStats Commands() const override;
   // How faults were applied, and (after Run) the INFO commandstats cross-check: what the servers
   // counted next to what the clients sent.

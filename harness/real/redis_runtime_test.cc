@@ -135,7 +135,7 @@ TEST(RedisRuntime, PausedNodeGivesTimeoutAfterCommandTimeout) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseNode, 0, 0, /*duration_ms=*/500), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseNode, 0, 0, /*duration_ms=*/500))));
   Seen seen;
   rt->StartClient(0, GetTwice(rt->env(0), &seen, 50, 700));
   MustRun(*rt);
@@ -163,8 +163,8 @@ TEST(RedisRuntime, PausedClientGetsItsReplyOnlyAfterThePause) {
   rt->set_history(&h);
   std::string error;
   // The node holds the INCR until 200 ms; the reply then arrives while the client is frozen.
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseNode, 0, 0, 200), &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 300), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseNode, 0, 0, 200))));
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 300))));
   Seen seen;
   rt->StartClient(0, GetAfter(rt->env(0), &seen, 20));
   MustRun(*rt);
@@ -242,7 +242,7 @@ TEST(RedisRuntime, NodeClockJumpExpiresKeysEvenUntouched) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kNodeClockJump, 100, 0, 0, /*delta_ms=*/120'000), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kNodeClockJump, 100, 0, 0, /*delta_ms=*/120'000))));
   Seen seen;
   rt->StartClient(0, SetThenWait(rt->env(0), &seen, 1200));
   MustRun(*rt);
@@ -275,8 +275,8 @@ TEST(RedisRuntime, NodeCrashRefusesAndRestartComesBackEmpty) {
   auto rt = Make(Cfg());
   ASSERT_TRUE(rt);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kCrashNode, 100, 0), &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kRestartNode, 300, 0), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kCrashNode, 100, 0))));
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kRestartNode, 300, 0))));
   Seen seen;
   rt->StartClient(0, CrashRestartClient(rt->env(0), &seen));
   MustRun(*rt);
@@ -308,7 +308,7 @@ TEST(RedisRuntime, FailoverLosesTheUnreplicatedWriteFiveOfFive) {
     ASSERT_TRUE(rt);
     const std::string before = rt->endpoint_address(0);
     std::string error;
-    ASSERT_TRUE(rt->PlanFault(Fault(K::kFailover, 100, 0, /*duration_ms=*/200), &error)) << error;
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kFailover, 100, 0, /*duration_ms=*/200))));
     Seen seen;
     rt->StartClient(0, FailoverClient(rt->env(0), &seen));
     MustRun(*rt);
@@ -338,8 +338,8 @@ TEST(RedisRuntime, PauseFreezesBackgroundTasksAndCrashStopsEverything) {
   auto rt = Make(Cfg(2));
   ASSERT_TRUE(rt);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 200), &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kCrashClient, 100, 1), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 200))));
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kCrashClient, 100, 1))));
   std::vector<int64_t> ticks0, ticks1;
   bool after0 = false, after1 = false;
   rt->StartClient(0, MainWithWatchdog(rt->env(0), &ticks0, &after0));
@@ -369,7 +369,7 @@ TEST(RedisRuntime, DelayedMessageIsHeldAndMeasured) {
   f.command = "DEL";
   f.occurrence = 1;
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(f, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(f)));
   Seen seen;
   rt->StartClient(0, DelayedDel(rt->env(0), &seen));
   MustRun(*rt);
@@ -389,7 +389,7 @@ TEST(RedisRuntime, DelayedMessageOutlivesItsTimeoutAndStillRuns) {
   FaultAction f = Fault(K::kDelayMessage, 0, 0, 300);
   f.command = "DEL";
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(f, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(f)));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("SET k v")));
@@ -411,7 +411,7 @@ TEST(RedisRuntime, PartitionDropsThatClientsMessagesToThatNode) {
   FaultAction f = Fault(K::kPartition, 0, 0, 300);
   f.node = 1;
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(f, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(f)));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     co_await env.SleepMs(20);
@@ -457,11 +457,13 @@ TEST(RedisRuntime, ExistingEndpointsWorkAndRefuseServerFaults) {
   auto rt = Make(Cfg(), {servers->address(0)});
   ASSERT_TRUE(rt);
   EXPECT_EQ(rt->servers(), nullptr);
-  EXPECT_FALSE(rt->PlanFault(Fault(K::kCrashNode, 0, 0), &error));
+  error = rt->PlanFault(Fault(K::kCrashNode, 0, 0)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("crash_node"), std::string::npos) << error;
   EXPECT_NE(error.find("drop --redis"), std::string::npos) << error;
-  EXPECT_FALSE(rt->PlanFault(Fault(K::kNodeClockJump, 0, 0, 0, 1000), &error));
-  EXPECT_TRUE(rt->PlanFault(Fault(K::kPauseClient, 0, 0, 10), &error)) << error;
+  error = rt->PlanFault(Fault(K::kNodeClockJump, 0, 0, 0, 1000)).message();
+  EXPECT_FALSE(error.empty());
+  EXPECT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseClient, 0, 0, 10))));
   Seen seen;
   rt->StartClient(0, SetGetDelete(rt->env(0), &seen));
   MustRun(*rt);
@@ -506,7 +508,8 @@ TEST(RedisRuntime, HardCapStopsARunawayRun) {
   std::string error;
   RuntimeLimits limits;
   limits.max_duration_us = 200'000;
-  EXPECT_FALSE(rt->Run(limits, &error));
+  error = rt->Run(limits).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("time limit"), std::string::npos) << error;
 }
 
@@ -544,7 +547,7 @@ TEST_P(OnSend, PauseOnGetHoldsItsReplyAndTheNextCommandUntilThePauseEnds) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 1, /*duration_ms=*/300), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 1, /*duration_ms=*/300))));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("GET k")));
@@ -587,7 +590,7 @@ TEST_P(OnSend, CrashOnSetnxLetsItLandButNothingAfter) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kCrashClient, 0, "setnx", 1), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kCrashClient, 0, "setnx", 1))));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("SETNX k v")));
@@ -630,9 +633,9 @@ TEST_P(OnSend, StarMatchesTheNthCommandOfAnyNameOfThatClientOnly) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 0, "*", 2, 200), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kPauseClient, 0, "*", 2, 200))));
   // Only client 0 sends a PING: client 1's trigger never fires.
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 1, "PING", 1, 200), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kPauseClient, 1, "PING", 1, 200))));
   Seen a, b;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("PING")));
@@ -663,13 +666,16 @@ TEST_P(OnSend, OnlyClientPausesAndCrashesTakeIt) {
   auto rt = MakeBackend(real(), Cfg());
   ASSERT_TRUE(rt);
   std::string error;
-  EXPECT_FALSE(rt->PlanFault(Trigger(K::kCrashNode, 0, "GET", 1), &error));
+  error = rt->PlanFault(Trigger(K::kCrashNode, 0, "GET", 1)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("crash_node: on_send applies only to pause_client and crash_client"), std::string::npos)
       << error;
   EXPECT_EQ(error.find('\n'), std::string::npos);
-  EXPECT_FALSE(rt->PlanFault(Trigger(K::kClientClockJump, 0, "GET", 1), &error));
+  error = rt->PlanFault(Trigger(K::kClientClockJump, 0, "GET", 1)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("on_send applies only"), std::string::npos) << error;
-  EXPECT_FALSE(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 0, 10), &error));
+  error = rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 0, 10)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("occurrence >= 1"), std::string::npos) << error;
 }
 

@@ -253,7 +253,7 @@ TEST_P(Waiting, APausedSubscriberGetsTheMessageAfterItsPause) {
   pause.target = 0;
   pause.duration_us = 300'000;
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(pause, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(pause)));
   Seen sub, pub;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Flag(env, co_await env.Subscribe(0, "ch"));
@@ -280,8 +280,8 @@ TEST_P(Waiting, ANodeCrashEndsAParkedBlpopAndTheSubscriptions) {
   FaultAction restart = crash;
   restart.kind = FaultAction::Kind::kRestartNode;
   restart.at_us = 300'000;
-  ASSERT_TRUE(rt->PlanFault(crash, &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(restart, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(crash)));
+  ASSERT_TRUE(IsOk(rt->PlanFault(restart)));
   Seen blpop, sub, pub;
   rt->StartClient(0, [](Env& env, Seen* blpop, Seen* sub) -> Task<void> {
     sub->Flag(env, co_await env.Subscribe(0, "ch"));
@@ -346,7 +346,7 @@ std::vector<std::string> SimHistory(uint64_t seed) {
       }
     }(rt->env(c)));
   std::string error;
-  EXPECT_TRUE(rt->Run(RuntimeLimits{}, &error)) << error;
+  EXPECT_TRUE(IsOk(rt->Run(RuntimeLimits{})));
   std::vector<std::string> out;
   for (const auto& e : h.events())
     out.push_back(std::to_string(e.t_us) + " " + std::to_string(e.client) + " " + e.detail);

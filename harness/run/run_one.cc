@@ -79,7 +79,10 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   std::vector<FaultAction> plan = spec.faults.plan;
   PlanGcPauses(spec, fault_rng, &plan);
   for (const FaultAction& a : plan) {
-    if (!rt->PlanFault(a, &res.error)) return res;
+    if (Status s = rt->PlanFault(a); !s.ok()) {
+      res.error = s.message();
+      return res;
+    }
   }
 
   const AlgorithmInfo* alg = FindAlgorithm(spec.algorithm);
@@ -114,9 +117,9 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
 
   RuntimeLimits limits;
   limits.max_duration_us = spec.max_duration_ms * 1000;
-  std::string run_error;
-  res.completed = rt->Run(limits, &run_error);
-  if (!res.completed) res.error = run_error;
+  const Status run = rt->Run(limits);
+  res.completed = run.ok();
+  if (!res.completed) res.error = run.message();
   res.duration_us = rt->TrueNowUs();
   res.commands = rt->Commands();
   res.notes = rt->Notes();
