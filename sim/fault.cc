@@ -67,6 +67,7 @@ Status ValidateFault(const FaultAction& f, const FaultWorld& world) {
                            std::to_string(world.nodes) + " nodes)");
   if (f.at_us < 0 || f.duration_us < 0) return Status::Invalid(fault + ": negative time");
   if (f.kind == K::kFailover && !world.with_replica) return Status::Invalid(fault + " needs replica=true (--replica)");
+  if (f.kind == K::kFailover && f.target != 0) return Status::Invalid(fault + ": only node 0 has a replica");
   if (f.kind == K::kDelayMessage && (f.command.empty() || f.occurrence < 1))
     return Status::Invalid(fault + " needs command=NAME and occurrence >= 1");
   if (!f.on_send.empty() && f.kind != K::kPauseClient && f.kind != K::kCrashClient)

@@ -67,7 +67,8 @@ struct FaultWorld {
   int nodes = 1;
   bool with_replica = false;
 };
-// The one check of a plan entry: targets exist, times are >= 0, a failover has a replica, a
+// The one check of a plan entry: targets exist, times are >= 0, a failover is node 0's and has a
+// replica, a
 // delayed message names a command, on_send only on client pauses and crashes with an occurrence
 // >= 1. Invalid("fault KIND: ...") otherwise. What a backend cannot do (a real runtime without
 // control of its servers) is the backend's to refuse, after this.

@@ -340,7 +340,7 @@ void Simulator::StartWaitMessage(int client, MessageWait* wait) {
   const uint64_t id = ++p.next_waiter;
   p.waiters.emplace_back(id, wait);
   const Clock& c = p.clock;
-  const int64_t at = c.TrueForMonotonicUs(c.MonotonicUs(now_us_) + wait->timeout_us);
+  const int64_t at = c.TrueAfterUs(now_us_, wait->timeout_us);
   Push(std::max(at, now_us_), kWaitTimeout, client, id);
 }
 

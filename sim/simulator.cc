@@ -205,7 +205,7 @@ void Simulator::StartCall(int client, PendingCall* call) {
 
 void Simulator::StartSleep(int client, int64_t us, std::coroutine_handle<> h) {
   const Clock& c = clients_[static_cast<size_t>(client)]->clock;
-  int64_t wake = us <= 0 ? now_us_ : c.TrueForMonotonicUs(c.MonotonicUs(now_us_) + us);
+  int64_t wake = us <= 0 ? now_us_ : c.TrueAfterUs(now_us_, us);
   Push(std::max(wake, now_us_), kWake, client, reinterpret_cast<uint64_t>(h.address()));
 }
 

@@ -32,7 +32,7 @@ bool RedisRuntime::Impl::Init(std::string* error) {
   deadline_ev = event_new(base, -1, 0, &Impl::OnDeadline, this);
   long_deadline_ev = event_new(base, -1, 0, &Impl::OnLongDeadline, this);
   ready_ev = event_new(base, -1, 0, &Impl::OnReadyEv, this);
-  net_rng = sim::Rng(cfg.seed * 2 + 1);
+  net = sim::Network(cfg.net, cfg.seed);
   cmd_by_client.assign(static_cast<size_t>(cfg.clients), 0);
   for (int c = 0; c < cfg.clients; ++c) {
     auto p = std::make_unique<Client>();
@@ -86,8 +86,6 @@ RedisRuntime::Impl::~Impl() {
   }
   laters.clear();
   if (long_deadline_ev != nullptr) event_free(long_deadline_ev);
-  for (auto& rec : pool)
-    if (rec->hold_ev != nullptr) event_free(rec->hold_ev);
   pool.clear();
   free_recs.clear();
   if (deadline_ev != nullptr) event_free(deadline_ev);
@@ -218,7 +216,9 @@ int64_t RedisRuntime::TrueNowUs() { return impl_->running || impl_->run_over ? i
 void RedisRuntime::set_history(History* h) { impl_->history = h; }
 
 void RedisRuntime::SetClientClock(int client, const ClockSetting& c) {
-  impl_->clients[static_cast<size_t>(client)]->clock = c;
+  sim::Clock& clock = impl_->clients[static_cast<size_t>(client)]->clock;
+  clock.offset_us = c.offset_us;
+  clock.drift_ppm = c.drift_ppm;
 }
 
 void RedisRuntime::SetNodeClock(int node, const ClockSetting& c) {

@@ -20,31 +20,40 @@ void RedisRuntime::Impl::CountCommand(int client, const Command& cmd) {
   ++cmd_by_name[cmd.Name()];
 }
 
-int64_t RedisRuntime::Impl::DrawDelayUs() {
-  // Same shapes as the simulator (sim/simulator.cc), so that a setting means the same thing.
-  const int64_t mean = cfg.net.mean_us;
-  if (mean <= 0) return 0;
-  switch (cfg.net.dist) {
-    case NetSetting::Dist::kConstant: return mean;
-    case NetSetting::Dist::kUniform: return net_rng.Uniform(0, 2 * mean);
-    case NetSetting::Dist::kLongTail: {
-      double v = static_cast<double>(mean) * std::exp(net_rng.Normal() - 0.5);
-      return std::min<int64_t>(static_cast<int64_t>(v), 20 * mean);
+void RedisRuntime::Impl::Hop(int client, int endpoint, Leg leg, int64_t extra_us, CallRec* rec,
+                             std::function<void()> arrive) {
+  const sim::Network::Hop hop = net.Draw(client, endpoint, TrueNowUs());
+  if (hop.dropped()) {
+    if (hop.partitioned) {
+      ++partition_drops;
+    } else {
+      ++(leg == Leg::kRequest ? lost_requests : leg == Leg::kReply ? lost_replies : messages_lost);
     }
+    if (rec != nullptr) TryFree(rec);
+    return;
   }
-  return mean;
-}
-
-bool RedisRuntime::Impl::Partitioned(int client, int endpoint) const {
-  if (partitions.empty()) return false;
-  const int64_t now = TrueNowUs();
-  for (const auto& p : partitions)
-    if (p.client == client && p.node == endpoint && now >= p.from_us && now < p.to_us) return true;
-  return false;
+  if (leg == Leg::kMessage) ++messages_received;
+  const int64_t delay = hop.delay_us + extra_us;
+  if (delay <= 0) {
+    arrive();
+    return;
+  }
+  if (rec != nullptr) rec->hold_pending = true;
+  const uint64_t seq = rec != nullptr ? rec->seq : 0;
+  After(delay, [this, rec, seq, delay, start = TrueNowUs(), arrive = std::move(arrive)] {
+    const int64_t applied = TrueNowUs() - start;
+    ++net_holds;
+    net_planned_sum_us += delay;
+    net_applied_sum_us += applied;
+    net_late_max_us = std::max(net_late_max_us, applied - delay);
+    if (rec != nullptr) rec->hold_pending = false;
+    arrive();
+    if (rec != nullptr && rec->seq == seq) TryFree(rec);  // it may have timed out meanwhile
+  });
 }
 
 void RedisRuntime::Impl::StartCall(int client, PendingCall* call) {
-  if (triggers.empty()) {
+  if (!net.has_triggers()) {
     StartCallInner(client, call);
     return;
   }
@@ -57,11 +66,9 @@ void RedisRuntime::Impl::FireTriggers(int client, const std::string& name) {
   // The command has been handed to the network (written, held for its delay, or lost): the
   // fault applies now, so that its reply, like everything else of the client, is held (pause)
   // or dropped (crash). ApplyFault never resumes anything, so this is safe inside StartCall.
-  for (Trigger& t : triggers) {
-    if (t.f.target != client || (t.name != "*" && t.name != name)) continue;
-    if (++t.seen != t.f.occurrence) continue;  // fires once: `seen` only grows
-    ApplyFault(t.f, 0);
-  }
+  std::vector<FaultAction> fired;
+  net.FireTriggers(client, name, &fired);
+  for (const FaultAction& f : fired) ApplyFault(f, 0);
 }
 
 void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
@@ -97,70 +104,19 @@ void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
     Decide(rec, Reply::Error(sim::kBlockForeverError), /*direct=*/false);
     return;
   }
-  int64_t delay = DrawDelayUs();
-  if (!matchers.empty()) {
-    const std::string name = rec->cmd.Name();
-    for (size_t i = 0; i < matchers.size(); ++i) {
-      Matcher& m = matchers[i];
-      if (m.client == client && (m.name == "*" || m.name == name) && ++m.seen == m.occurrence) {
-        delay += m.extra_us;
-        rec->matcher = static_cast<int>(i);
-      }
-    }
-  }
-  if (cfg.net.loss > 0 && net_rng.Chance(cfg.net.loss)) {
-    ++lost_requests;  // never written: the timer decides (timeout)
-    return;
-  }
-  if (delay > 0) {
-    Hold(rec, delay, /*is_reply=*/false);
-  } else {
-    Send(rec);  // completes nothing here: errors are deferred through the ready queue
-  }
-}
-
-void RedisRuntime::Impl::Hold(CallRec* rec, int64_t us, bool is_reply) {
-  if (rec->hold_ev == nullptr) rec->hold_ev = event_new(base, -1, 0, &Impl::OnHold, rec);
-  rec->hold_pending = true;
-  rec->hold_is_reply = is_reply;
-  rec->hold_start_us = TrueNowUs();
-  rec->hold_planned_us = us;
-  const timeval tv = Tv(us);
-  event_add(rec->hold_ev, &tv);
-}
-
-void RedisRuntime::Impl::OnHold(evutil_socket_t, short, void* arg) {
-  auto* rec = static_cast<CallRec*>(arg);
-  Impl* rt = rec->rt;
-  rec->hold_pending = false;
-  const int64_t applied = rt->TrueNowUs() - rec->hold_start_us;
-  ++rt->net_holds;
-  rt->net_planned_sum_us += rec->hold_planned_us;
-  rt->net_applied_sum_us += applied;
-  rt->net_late_max_us = std::max(rt->net_late_max_us, applied - rec->hold_planned_us);
-  if (!rec->hold_is_reply) {
-    rt->Send(rec);
-    rt->TryFree(rec);
-    return;
-  }
-  if (rec->decided) {  // timed out while its reply was held
-    rt->TryFree(rec);
-    return;
-  }
-  rt->Decide(rec, std::move(rec->held_reply), /*direct=*/true);
+  int64_t extra_us = 0;
+  if (net.has_delays()) extra_us = net.ExtraDelayUs(client, rec->cmd.Name(), &rec->matcher);
+  // Send completes nothing at once: its errors are deferred through the ready queue.
+  Hop(client, rec->endpoint, Leg::kRequest, extra_us, rec, [this, rec] { Send(rec); });
 }
 
 void RedisRuntime::Impl::Send(CallRec* rec) {
   if (rec->matcher >= 0) {
-    const Matcher& m = matchers[static_cast<size_t>(rec->matcher)];
+    const FaultAction& m = net.delay(rec->matcher);
     const int64_t applied = TrueNowUs() - rec->start_us;
-    Note("delayed-message " + m.name + " (client " + std::to_string(m.client) + ", occurrence " +
-         std::to_string(m.occurrence) + "): planned " + Ms(m.extra_us) + " extra, applied " + Ms(applied) +
+    Note("delayed-message " + MatchCommandName(m.command) + " (client " + std::to_string(m.target) + ", occurrence " +
+         std::to_string(m.occurrence) + "): planned " + Ms(m.duration_us) + " extra, applied " + Ms(applied) +
          " (held in locklab before writing it to the socket)");
-  }
-  if (Partitioned(rec->client, rec->endpoint)) {
-    ++partition_drops;  // never written: the timer decides (timeout)
-    return;
   }
   Conn& conn = clients[static_cast<size_t>(rec->client)]->conns[static_cast<size_t>(rec->endpoint)];
   std::string err;
@@ -234,23 +190,10 @@ void RedisRuntime::Impl::OnNodeReply(CallRec* rec, Reply reply) {
     TryFree(rec);
     return;
   }
-  if (Partitioned(rec->client, rec->endpoint)) {
-    ++partition_drops;
-    TryFree(rec);
-    return;
-  }
-  if (cfg.net.loss > 0 && net_rng.Chance(cfg.net.loss)) {
-    ++lost_replies;
-    TryFree(rec);
-    return;
-  }
-  const int64_t delay = DrawDelayUs();
-  if (delay > 0) {
-    rec->held_reply = std::move(reply);
-    Hold(rec, delay, /*is_reply=*/true);
-    return;
-  }
-  Decide(rec, std::move(reply), /*direct=*/true);
+  rec->held_reply = std::move(reply);
+  Hop(rec->client, rec->endpoint, Leg::kReply, 0, rec, [this, rec] {
+    if (!rec->decided) Decide(rec, std::move(rec->held_reply), /*direct=*/true);  // else: timed out while held
+  });
 }
 
 void RedisRuntime::Impl::Decide(CallRec* rec, Reply reply, bool direct) {
@@ -349,10 +292,8 @@ RedisRuntime::Impl::CallRec* RedisRuntime::Impl::AllocRec() {
 }
 
 void RedisRuntime::Impl::FreeRec(CallRec* rec) {
-  event* hold = rec->hold_ev;
-  *rec = CallRec();
+  *rec = CallRec();  // not held: TryFree waits for hold_pending to clear
   rec->rt = this;
-  rec->hold_ev = hold;  // not pending: TryFree waits for hold_pending to clear
   free_recs.push_back(rec);
 }
 

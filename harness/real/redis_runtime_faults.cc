@@ -5,8 +5,6 @@
 
 namespace locklab {
 
-// Faults.
-
 Status RedisRuntime::Impl::PlanFault(const FaultAction& f) {
   const std::string name = FaultKindName(f.kind);
   if (ran) return Status::Invalid("fault " + name + ": faults must be planned before Run()");
@@ -20,16 +18,15 @@ Status RedisRuntime::Impl::PlanFault(const FaultAction& f) {
                            ": the clock shim (liblocklab_clockshim.so) was not found when the servers started; "
                            "build the locklab_clockshim target or set LOCKLAB_CLOCKSHIM");
   if (f.kind == FaultAction::Kind::kFailover) {
-    if (f.target != 0) return Status::Invalid("fault " + name + ": only node 0 has a replica");
     if (failover_planned) return Status::Invalid("fault " + name + ": node 0 has one replica, so it can fail over once");
     failover_planned = true;
   }
   if (!f.on_send.empty()) {
-    triggers.push_back(Trigger{f, MatchCommandName(f.on_send), 0});
+    if (!net.AddTrigger(f)) return Status::Invalid("fault " + name + ": too many on_send faults");
     return Status::Ok();
   }
   if (f.kind == FaultAction::Kind::kDelayMessage) {
-    matchers.push_back(Matcher{f.target, MatchCommandName(f.command), f.occurrence, f.duration_us, 0});
+    if (!net.AddDelay(f)) return Status::Invalid("fault " + name + ": too many delayed messages");
     return Status::Ok();
   }
   planned.push_back(f);
@@ -51,150 +48,152 @@ void RedisRuntime::Impl::OnFaultEv(evutil_socket_t, short, void* arg) {
   t->rt->ApplyFault(t->f, t->step);
 }
 
+// A flat switch: one function per kind (two steps for node pauses and failovers).
 void RedisRuntime::Impl::ApplyFault(const FaultAction& f, int step) {
-  const std::string name = FaultKindName(f.kind);
-  const int64_t now = TrueNowUs();
-  auto failed = [&](const std::string& why) {
-    Log(-1, Ev::kFault, 0, name + " failed: " + why);
-    Note("fault " + name + " at " + Ms(now) + " could not be applied: " + why);
-  };
-  std::string err;
   switch (f.kind) {
-    case FaultAction::Kind::kPauseClient: {
-      Client& c = *clients[static_cast<size_t>(f.target)];
-      if (c.crashed) return;
-      const int64_t until = now + f.duration_us;
-      if (c.paused && until <= c.paused_until_us) return;  // already paused for longer
-      const std::string label = f.on_send.empty() ? std::string() : OnSendText(f);
-      if (!c.paused) {
-        c.pause_started_us = now;
-        c.pause_label = label;
-        Log(c.id, Ev::kPauseStart, f.duration_us,
-            "pause " + std::to_string(f.duration_us / 1000) + " ms" + (label.empty() ? "" : " " + label));
-      } else if (c.pause_label.empty()) {
-        c.pause_label = label;
-      }
-      c.paused = true;
-      c.paused_until_us = until;
-      c.pause_planned_us = until - c.pause_started_us;
-      event_del(c.pause_end);
-      const timeval tv = Tv(until - now);
-      event_add(c.pause_end, &tv);
-      return;
-    }
-    case FaultAction::Kind::kCrashClient: {
-      Client& c = *clients[static_cast<size_t>(f.target)];
-      if (c.crashed) return;
-      c.crashed = true;
-      c.paused = false;
-      event_del(c.pause_end);
-      for (const Item& item : c.held) {
-        if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = false;
-        Drop(item);
-      }
-      c.held.clear();
-      if (f.on_send.empty()) {
-        Log(c.id, Ev::kCrash, 0, "crash");
-      } else {
-        Log(c.id, Ev::kCrash, 0, "crash " + OnSendText(f));
-        Note("crash client " + std::to_string(c.id) + " " + OnSendText(f) + ": applied at " + Ms(now) +
-             ", right after the command was handed to the network");
-      }
-      if (c.has_main && !c.main_done && --mains_left == 0) event_base_loopbreak(base);
-      return;
-    }
-    case FaultAction::Kind::kClientClockJump: {
-      Client& c = *clients[static_cast<size_t>(f.target)];
-      c.jumps_us += f.delta_us;
-      Log(c.id, Ev::kFault, f.delta_us, "wall clock jumps " + std::to_string(f.delta_us / 1000) + " ms");
-      return;
-    }
-    case FaultAction::Kind::kCrashNode: {
-      const int s = ep_server[static_cast<size_t>(f.target)];
-      if (!servers->Kill(s, &err)) return failed(err);
-      CloseEndpoint(f.target);
-      Log(-1, Ev::kFault, f.target, "node " + std::to_string(f.target) + " crashes (SIGKILL, data lost)");
-      return;
-    }
-    case FaultAction::Kind::kRestartNode: {
-      const int s = ep_server[static_cast<size_t>(f.target)];
-      CloseEndpoint(f.target);
-      if (!servers->Respawn(s, &err)) return failed(err);
-      Log(-1, Ev::kFault, f.target, "node " + std::to_string(f.target) + " restarts empty");
-      // Wait for it from the loop (the other clients keep running); until it answers, commands
-      // to it are refused (kError), as they would be by a real server that is starting.
-      RestartPoll p;
-      p.endpoint = f.target;
-      p.server = s;
-      p.started_us = now;
-      restarts.push_back(p);
-      const size_t idx = restarts.size() - 1;
-      restarts[idx].ev = event_new(base, -1, 0, &Impl::OnRestartPoll, reinterpret_cast<void*>(this));
-      // The callback finds its poll by scanning `restarts` (a handful at most).
-      const timeval tv = Tv(kRestartPollUs);
-      event_add(restarts[idx].ev, &tv);
-      ++faults_pending;
-      return;
-    }
-    case FaultAction::Kind::kPauseNode: {
-      const int s = ep_server[static_cast<size_t>(f.target)];
-      if (step == 0) {
-        if (!servers->Pause(s, &err)) return failed(err);
-        Log(-1, Ev::kFault, f.target,
-            "node " + std::to_string(f.target) + " pauses " + std::to_string(f.duration_us / 1000) + " ms (SIGSTOP)");
-        ArmFault(f, 1, now + f.duration_us);
-      } else {
-        if (!servers->Resume(s, &err)) return failed(err);
-        Log(-1, Ev::kFault, f.target, "node " + std::to_string(f.target) + " resumes (SIGCONT)");
-        Note("pause node " + std::to_string(f.target) + ": SIGSTOP at " + Ms(f.at_us) + " planned, SIGCONT after " +
-             Ms(now - f.at_us) + " (planned " + Ms(f.duration_us) + ")");
-      }
-      return;
-    }
-    case FaultAction::Kind::kNodeClockJump: {
-      const int s = ep_server[static_cast<size_t>(f.target)];
-      if (!servers->JumpClock(s, f.delta_us, &err)) return failed(err);
-      Log(-1, Ev::kFault, f.target,
-          "node " + std::to_string(f.target) + " wall clock jumps " + std::to_string(f.delta_us / 1000) + " ms");
-      return;
-    }
-    case FaultAction::Kind::kPartition: {
-      partitions.push_back(Partition{f.target, f.node, now, now + f.duration_us});
-      Log(f.target, Ev::kFault, f.node,
-          "cut off from node " + std::to_string(f.node) + " for " + std::to_string(f.duration_us / 1000) + " ms");
-      Note("partition client " + std::to_string(f.target) + " / node " + std::to_string(f.node) + " for " +
-           Ms(f.duration_us) + " at " + Ms(now) +
-           ": emulated in locklab, not in the kernel (requests dropped before they are written, replies "
-           "discarded; both end as timeouts)");
-      return;
-    }
-    case FaultAction::Kind::kFailover: {
-      if (step == 0) {
-        if (!servers->IsolateReplica(&err)) return failed(err);
-        Log(-1, Ev::kFault, 0, "failover begins: node 0's replica is stopped and cut off (writes no longer replicate)");
-        if (f.duration_us > 0) {
-          ArmFault(f, 1, now + f.duration_us);
-          return;
-        }
-      }
-      const int64_t t0 = TrueNowUs();
-      if (!servers->PromoteReplica(&err)) return failed(err);
-      const int r = servers->replica_index();
-      ep_server[0] = r;
-      ep_port[0] = servers->port(r);
-      CloseEndpoint(0);  // commands on the dead master's connections: kTimeout
-      std::string sha_err;
-      if (!LoadScripts("127.0.0.1", ep_port[0], &sha_err)) Note("failover: SCRIPT LOAD on the promoted replica: " + sha_err);
-      Log(-1, Ev::kFault, 0,
-          "failover: node 0's master is killed, its replica is promoted (unreplicated writes lost); node 0 is now " +
-              servers->address(r));
-      Note("failover node 0: replica cut off at " + Ms(f.at_us) + " (planned), master killed and replica promoted at " +
-           Ms(t0) + " (took " + Ms(TrueNowUs() - t0) + "); clients now use " + servers->address(r));
-      return;
-    }
-    case FaultAction::Kind::kDelayMessage:
-      return;  // matched when the command is sent
+    case FaultAction::Kind::kPauseClient: return PauseClient(f);
+    case FaultAction::Kind::kCrashClient: return CrashClient(f);
+    case FaultAction::Kind::kClientClockJump: return JumpClientClock(f);
+    case FaultAction::Kind::kCrashNode: return CrashNode(f);
+    case FaultAction::Kind::kRestartNode: return RestartNode(f);
+    case FaultAction::Kind::kPauseNode: return step == 0 ? PauseNode(f) : ResumeNode(f);
+    case FaultAction::Kind::kNodeClockJump: return JumpNodeClock(f);
+    case FaultAction::Kind::kPartition: return CutOff(f);
+    case FaultAction::Kind::kFailover: return step == 0 ? BeginFailover(f) : PromoteReplica(f);
+    case FaultAction::Kind::kDelayMessage: return;  // matched when the command is sent
   }
+}
+
+void RedisRuntime::Impl::FaultFailed(const FaultAction& f, const std::string& why) {
+  const std::string name = FaultKindName(f.kind);
+  Log(-1, Ev::kFault, 0, name + " failed: " + why);
+  Note("fault " + name + " at " + Ms(TrueNowUs()) + " could not be applied: " + why);
+}
+
+void RedisRuntime::Impl::PauseClient(const FaultAction& f) {
+  Client& c = *clients[static_cast<size_t>(f.target)];
+  if (c.crashed) return;
+  const int64_t now = TrueNowUs();
+  const int64_t until = now + f.duration_us;
+  if (c.paused && until <= c.paused_until_us) return;  // already paused for longer
+  const std::string label = f.on_send.empty() ? std::string() : OnSendText(f);
+  if (!c.paused) {
+    c.pause_started_us = now;
+    c.pause_label = label;
+    Record(FaultStartRecord(f));
+  } else if (c.pause_label.empty()) {
+    c.pause_label = label;
+  }
+  c.paused = true;
+  c.paused_until_us = until;
+  c.pause_planned_us = until - c.pause_started_us;
+  event_del(c.pause_end);
+  const timeval tv = Tv(until - now);
+  event_add(c.pause_end, &tv);
+}
+
+void RedisRuntime::Impl::CrashClient(const FaultAction& f) {
+  Client& c = *clients[static_cast<size_t>(f.target)];
+  if (c.crashed) return;
+  c.crashed = true;
+  c.paused = false;
+  event_del(c.pause_end);
+  for (const Item& item : c.held) {  // bounded by kMaxHeld
+    if (item.deliver()) static_cast<CallRec*>(item.ptr)->in_queue = false;
+    Drop(item);
+  }
+  c.held.clear();
+  Record(FaultStartRecord(f));
+  if (!f.on_send.empty())
+    Note("crash client " + std::to_string(c.id) + " " + OnSendText(f) + ": applied at " + Ms(TrueNowUs()) +
+         ", right after the command was handed to the network");
+  if (c.has_main && !c.main_done && --mains_left == 0) event_base_loopbreak(base);
+}
+
+void RedisRuntime::Impl::JumpClientClock(const FaultAction& f) {
+  clients[static_cast<size_t>(f.target)]->clock.jumps_us += f.delta_us;
+  Record(FaultStartRecord(f));
+}
+
+void RedisRuntime::Impl::CrashNode(const FaultAction& f) {
+  std::string err;
+  if (!servers->Kill(ep_server[static_cast<size_t>(f.target)], &err)) return FaultFailed(f, err);  // SIGKILL
+  CloseEndpoint(f.target);
+  Record(FaultStartRecord(f));
+}
+
+void RedisRuntime::Impl::RestartNode(const FaultAction& f) {
+  const int s = ep_server[static_cast<size_t>(f.target)];
+  CloseEndpoint(f.target);
+  std::string err;
+  if (!servers->Respawn(s, &err)) return FaultFailed(f, err);
+  Record(FaultStartRecord(f));
+  // Wait for it from the loop (the other clients keep running); until it answers, commands
+  // to it are refused (kError), as they would be by a real server that is starting.
+  RestartPoll p;
+  p.endpoint = f.target;
+  p.server = s;
+  p.started_us = TrueNowUs();
+  restarts.push_back(p);
+  const size_t idx = restarts.size() - 1;
+  // The callback finds its poll by scanning `restarts` (a handful at most).
+  restarts[idx].ev = event_new(base, -1, 0, &Impl::OnRestartPoll, reinterpret_cast<void*>(this));
+  const timeval tv = Tv(kRestartPollUs);
+  event_add(restarts[idx].ev, &tv);
+  ++faults_pending;
+}
+
+void RedisRuntime::Impl::PauseNode(const FaultAction& f) {
+  std::string err;
+  if (!servers->Pause(ep_server[static_cast<size_t>(f.target)], &err)) return FaultFailed(f, err);  // SIGSTOP
+  Record(FaultStartRecord(f));
+  ArmFault(f, 1, TrueNowUs() + f.duration_us);
+}
+
+void RedisRuntime::Impl::ResumeNode(const FaultAction& f) {
+  std::string err;
+  if (!servers->Resume(ep_server[static_cast<size_t>(f.target)], &err)) return FaultFailed(f, err);  // SIGCONT
+  Record(ResumeNodeRecord(f.target));
+  Note("pause node " + std::to_string(f.target) + ": SIGSTOP at " + Ms(f.at_us) + " planned, SIGCONT after " +
+       Ms(TrueNowUs() - f.at_us) + " (planned " + Ms(f.duration_us) + ")");
+}
+
+void RedisRuntime::Impl::JumpNodeClock(const FaultAction& f) {
+  std::string err;
+  if (!servers->JumpClock(ep_server[static_cast<size_t>(f.target)], f.delta_us, &err)) return FaultFailed(f, err);
+  Record(FaultStartRecord(f));
+}
+
+void RedisRuntime::Impl::CutOff(const FaultAction& f) {
+  const int64_t now = TrueNowUs();
+  if (!net.Cut(f.target, f.node, now, f.duration_us)) return FaultFailed(f, "too many partitions");
+  Record(FaultStartRecord(f));
+  Note("partition client " + std::to_string(f.target) + " / node " + std::to_string(f.node) + " for " +
+       Ms(f.duration_us) + " at " + Ms(now) +
+       ": emulated in locklab, not in the kernel (requests dropped before they are written, replies "
+       "discarded; both end as timeouts)");
+}
+
+void RedisRuntime::Impl::BeginFailover(const FaultAction& f) {
+  std::string err;
+  if (!servers->IsolateReplica(&err)) return FaultFailed(f, err);  // SIGSTOP + CLIENT KILL TYPE replica
+  Record(FaultStartRecord(f));
+  if (f.duration_us > 0) return ArmFault(f, 1, TrueNowUs() + f.duration_us);
+  PromoteReplica(f);
+}
+
+void RedisRuntime::Impl::PromoteReplica(const FaultAction& f) {
+  const int64_t t0 = TrueNowUs();
+  std::string err;
+  if (!servers->PromoteReplica(&err)) return FaultFailed(f, err);
+  const int r = servers->replica_index();
+  ep_server[0] = r;
+  ep_port[0] = servers->port(r);
+  CloseEndpoint(0);  // commands on the dead master's connections: kTimeout
+  if (!LoadScripts("127.0.0.1", ep_port[0], &err)) Note("failover: SCRIPT LOAD on the promoted replica: " + err);
+  Record(PromoteReplicaRecord());
+  Note("failover node 0: replica cut off at " + Ms(f.at_us) + " (planned), master killed and replica promoted at " +
+       Ms(t0) + " (took " + Ms(TrueNowUs() - t0) + "); clients now use " + servers->address(r));
 }
 
 void RedisRuntime::Impl::OnPauseEnd(evutil_socket_t, short, void* arg) {
@@ -203,7 +202,7 @@ void RedisRuntime::Impl::OnPauseEnd(evutil_socket_t, short, void* arg) {
   if (c->crashed || !c->paused) return;
   c->paused = false;
   const int64_t applied = impl->TrueNowUs() - c->pause_started_us;
-  impl->Log(c->id, Ev::kPauseEnd, applied, "resume");
+  impl->Record(ResumeClientRecord(c->id));  // what the simulator records; the applied length goes to Notes
   impl->Note("pause client " + std::to_string(c->id) + (c->pause_label.empty() ? "" : " " + c->pause_label) +
              ": planned " + Ms(c->pause_planned_us) + ", applied " + Ms(applied));
   c->pause_label.clear();

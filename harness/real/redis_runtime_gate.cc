@@ -123,9 +123,8 @@ void RedisRuntime::Impl::RunReadyBatch() {
 // Sleeps and tasks.
 
 int64_t RedisRuntime::Impl::OnClientClockUs(int client, int64_t us) const {
-  // The client's monotonic clock runs (1 + drift) times as fast as true time.
-  const double rate = 1.0 + clients[static_cast<size_t>(client)]->clock.drift_ppm / 1e6;
-  return static_cast<int64_t>(std::ceil(static_cast<double>(us) / rate));
+  const int64_t now = TrueNowUs();
+  return clients[static_cast<size_t>(client)]->clock.TrueAfterUs(now, us) - now;
 }
 
 void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handle<> h) {

@@ -26,6 +26,9 @@
 
 #include "harness/real/real_clock.h"
 #include "harness/real/redis_runtime.h"
+#include "sim/clock.h"
+#include "sim/fault.h"
+#include "sim/net_model.h"
 #include "sim/rng.h"
 
 namespace locklab {
@@ -137,8 +140,7 @@ struct RedisRuntime::Impl {
     Impl* rt = nullptr;
     int id = 0;
     std::unique_ptr<ClientEnv> env;
-    ClockSetting clock;
-    int64_t jumps_us = 0;
+    sim::Clock clock;  // the simulator's clock model over the real monotonic time
     sim::Rng rng{0};
     bool has_main = false;
     bool main_done = false;
@@ -176,13 +178,9 @@ struct RedisRuntime::Impl {
     int endpoint = 0;
     PendingCall* call = nullptr;  // null once delivered or dropped
     Command cmd;
-    event* hold_ev = nullptr;  // kept across reuses of the record
     int64_t start_us = 0;       // true time of StartCall
-    int64_t hold_start_us = 0;
-    int64_t hold_planned_us = 0;
-    int matcher = -1;           // kDelayMessage that matched this command
-    bool hold_is_reply = false;
-    bool hold_pending = false;
+    int matcher = -1;           // the delay_message (Network::delay index) that matched it
+    bool hold_pending = false;  // a message of it is held for its network delay (Hop)
     bool hiredis_pending = false;  // hiredis will call OnReply (with a reply or NULL)
     bool decided = false;          // the caller's outcome is fixed
     bool delivered = false;        // Finish called, or dropped (caller crashed / run over)
@@ -218,26 +216,6 @@ struct RedisRuntime::Impl {
     event* ev;
   };
 
-  struct Matcher {
-    int client;
-    std::string name;
-    int occurrence;
-    int64_t extra_us;
-    int seen = 0;
-  };
-
-  // A client pause or crash fired by the client's n-th command of a name (FaultAction::on_send).
-  struct Trigger {
-    FaultAction f;
-    std::string name;  // as Command::Name() gives it, or "*"
-    int seen = 0;
-  };
-
-  struct Partition {
-    int client, node;
-    int64_t from_us, to_us;
-  };
-
   struct RestartPoll {
     int endpoint = -1;
     int server = -1;
@@ -263,7 +241,7 @@ struct RedisRuntime::Impl {
   int mains_left = 0;
   std::string fail_msg;
   std::string setup_error;
-  sim::Rng net_rng{1};
+  sim::Network net{NetSetting{}, 1};  // the emulated network: the simulator's model (Init sets it)
 
   std::deque<Item> ready;
   event* ready_ev = nullptr;
@@ -287,9 +265,6 @@ struct RedisRuntime::Impl {
   std::vector<FaultAction> planned;
   std::vector<std::unique_ptr<FaultTimer>> fault_timers;
   int faults_pending = 0;
-  std::vector<Matcher> matchers;
-  std::vector<Trigger> triggers;
-  std::vector<Partition> partitions;
   std::vector<RestartPoll> restarts;
   bool failover_planned = false;
 
@@ -343,9 +318,15 @@ struct RedisRuntime::Impl {
   void StartCallInner(int client, PendingCall* call);
   void FireTriggers(int client, const std::string& name);
   void CountCommand(int client, const Command& cmd);
-  int64_t DrawDelayUs();
-  bool Partitioned(int client, int endpoint) const;
-  void Hold(CallRec* rec, int64_t us, bool is_reply);
+  // What a message is, for the counters of those the network drops.
+  enum class Leg : uint8_t { kRequest, kReply, kMessage };
+  // One message's hop through the emulated network (sim::Network, the simulator's model):
+  // partition -> loss -> delay -> hold. A dropped message is counted by `leg` and goes no
+  // further (`rec`, if any, is offered to TryFree); otherwise `arrive` runs after the drawn
+  // delay plus extra_us: at once when that is 0, else from a timer (the held time is measured
+  // for Notes(); `rec` is kept from the pool meanwhile). The one hop of commands, replies,
+  // SUBSCRIBEs, their answers and published messages.
+  void Hop(int client, int endpoint, Leg leg, int64_t extra_us, CallRec* rec, std::function<void()> arrive);
   void Send(CallRec* rec);
   bool Write(CallRec* rec, Conn& conn, bool eval);
   bool EnsureConnected(Conn& conn, std::string* error);
@@ -369,7 +350,6 @@ struct RedisRuntime::Impl {
   static void OnReply(redisAsyncContext* ac, void* r, void* privdata);
   static void OnConnect(const redisAsyncContext* ac, int status);
   static void OnDisconnect(const redisAsyncContext* ac, int status);
-  static void OnHold(evutil_socket_t, short, void* arg);
 
   // --- Pub/sub. ---
   void StartSubscribe(int client, SubscribeCall* call);
@@ -389,7 +369,7 @@ struct RedisRuntime::Impl {
 
   // --- Sleeps, tasks. ---
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
-  // True µs that `us` of client `client`'s monotonic clock take (its drift).
+  // True µs from now until `us` more of client `client`'s monotonic clock have passed (its drift).
   int64_t OnClientClockUs(int client, int64_t us) const;
   void Spawn(int client, Task<void> task);
   Task<void> RunMain(int client, Task<void> main);
@@ -398,7 +378,20 @@ struct RedisRuntime::Impl {
   Status PlanFault(const FaultAction& f);
   void ArmFault(const FaultAction& f, int step, int64_t at_us);
   static void OnFaultEv(evutil_socket_t, short, void* arg);
-  void ApplyFault(const FaultAction& f, int step);
+  void ApplyFault(const FaultAction& f, int step);  // a flat switch over the kinds below
+  void Record(const FaultRecord& r) { Log(r.client, r.type, r.value, r.detail); }
+  void FaultFailed(const FaultAction& f, const std::string& why);
+  void PauseClient(const FaultAction& f);
+  void CrashClient(const FaultAction& f);
+  void JumpClientClock(const FaultAction& f);
+  void CrashNode(const FaultAction& f);
+  void RestartNode(const FaultAction& f);
+  void PauseNode(const FaultAction& f);
+  void ResumeNode(const FaultAction& f);
+  void JumpNodeClock(const FaultAction& f);
+  void CutOff(const FaultAction& f);
+  void BeginFailover(const FaultAction& f);
+  void PromoteReplica(const FaultAction& f);
   static void OnPauseEnd(evutil_socket_t, short, void* arg);
   static void OnRestartPoll(evutil_socket_t, short, void* arg);
   static void OnCap(evutil_socket_t, short, void* arg);
@@ -415,15 +408,11 @@ class RedisRuntime::Impl::ClientEnv : public Env {
   void StartSleep(int64_t us, std::coroutine_handle<> h) override { rt_->StartSleep(id_, us, h); }
   int node_count() const override { return rt_->cfg.nodes; }
   int client_id() const override { return id_; }
-  int64_t MonotonicUs() override {
-    const int64_t t = rt_->TrueNowUs();
-    return t + static_cast<int64_t>(static_cast<double>(t) * self().clock.drift_ppm / 1e6);
-  }
+  int64_t MonotonicUs() override { return self().clock.MonotonicUs(rt_->TrueNowUs()); }
+  // The host's wall clock as its epoch: CLOCK_REALTIME minus true time.
   int64_t WallUs() override {
-    const Client& c = self();
     const int64_t t = rt_->TrueNowUs();
-    return RealNowUs() + c.clock.offset_us + static_cast<int64_t>(static_cast<double>(t) * c.clock.drift_ppm / 1e6) +
-           c.jumps_us;
+    return self().clock.WallFromEpochUs(RealNowUs() - t, t);
   }
   uint64_t Random() override { return self().rng.Next(); }
   void Spawn(Task<void> task) override { rt_->Spawn(id_, std::move(task)); }

@@ -51,26 +51,13 @@ void RedisRuntime::Impl::StartSubscribe(int client, SubscribeCall* call) {
   rec->callers.emplace_back(call, deadline);
   ArmSubDeadline(rec);
   CountCommand(client, Command::Of("SUBSCRIBE", rec->channel));
-  // On the network like a command: held for a drawn delay, or lost (its deadline decides).
-  const int64_t delay = DrawDelayUs();
-  if (cfg.net.loss > 0 && net_rng.Chance(cfg.net.loss)) {
-    ++lost_requests;
-    return;
-  }
-  if (delay > 0) {
-    After(delay, [this, rec, gen = rec->gen] {
-      if (rec->gen == gen) SendSubscribe(rec);
-    });
-  } else {
-    SendSubscribe(rec);
-  }
+  // On the network like a command (a dropped one: its deadline decides).
+  Hop(client, rec->endpoint, Leg::kRequest, 0, nullptr, [this, rec, gen = rec->gen] {
+    if (rec->gen == gen) SendSubscribe(rec);
+  });
 }
 
 void RedisRuntime::Impl::SendSubscribe(SubRec* rec) {
-  if (Partitioned(rec->client, rec->endpoint)) {
-    ++partition_drops;  // never written: its deadline decides
-    return;
-  }
   Conn& conn = clients[static_cast<size_t>(rec->client)]->sub_conns[static_cast<size_t>(rec->endpoint)];
   std::string err;
   const char* words[2] = {"SUBSCRIBE", rec->channel.data()};
@@ -148,42 +135,15 @@ void RedisRuntime::Impl::OnSubReply(redisAsyncContext* ac, void* r, void* privda
   rt->Log(rec->client, Ev::kCommand, rec->endpoint,
           Command::Of("SUBSCRIBE", rec->channel).ToString() + " -> " + ToString(FromHiredis(reply)));
   // The confirmation travels back like a reply.
-  if (rt->Partitioned(rec->client, rec->endpoint)) {
-    ++rt->partition_drops;
-    return;
-  }
-  if (rt->cfg.net.loss > 0 && rt->net_rng.Chance(rt->cfg.net.loss)) {
-    ++rt->lost_replies;
-    return;
-  }
   const Item item{Item::kSubscribed, rec->client, rec, (static_cast<uint64_t>(rec->gen) << 1) | 1};
-  const int64_t delay = rt->DrawDelayUs();
-  if (delay > 0) {
-    rt->After(delay, [rt, item] { rt->Dispatch(item, /*direct=*/true); });
-  } else {
-    rt->Dispatch(item, /*direct=*/true);
-  }
+  rt->Hop(rec->client, rec->endpoint, Leg::kReply, 0, nullptr, [rt, item] { rt->Dispatch(item, /*direct=*/true); });
   (void)ac;
 }
 
 void RedisRuntime::Impl::OnPubMessage(int client, int endpoint) {
   if (run_over) return;
-  if (Partitioned(client, endpoint)) {
-    ++partition_drops;
-    return;
-  }
-  if (cfg.net.loss > 0 && net_rng.Chance(cfg.net.loss)) {
-    ++messages_lost;
-    return;
-  }
-  ++messages_received;
   const Item item{Item::kMessage, client};
-  const int64_t delay = DrawDelayUs();
-  if (delay > 0) {
-    After(delay, [this, item] { Dispatch(item, /*direct=*/true); });
-  } else {
-    Dispatch(item, /*direct=*/true);
-  }
+  Hop(client, endpoint, Leg::kMessage, 0, nullptr, [this, item] { Dispatch(item, /*direct=*/true); });
 }
 
 // Through the gate: wake the longest waiting WaitMessage, or queue the message.
