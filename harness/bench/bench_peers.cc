@@ -465,17 +465,16 @@ std::string Probe(const std::vector<std::string>& argv, const std::vector<std::s
 bool SnapshotStats(const RedisServers& s, std::vector<std::map<std::string, int64_t>>* out, std::string* error) {
   out->clear();
   for (int i = 0; i < s.count(); ++i) {
-    std::string text;
-    if (!s.Query(i, {"INFO", "commandstats"}, &text, error)) return false;
-    out->push_back(ParseCommandStats(text));
+    const Result<std::string> text = s.Query(i, {"INFO", "commandstats"});
+    if (!text.ok()) return (*error = text.status().message(), false);
+    out->push_back(ParseCommandStats(*text));
   }
   return true;
 }
 
 bool FlushAll(const RedisServers& s, std::string* error) {
   for (int i = 0; i < s.count(); ++i) {
-    std::string text;
-    if (!s.Query(i, {"FLUSHALL"}, &text, error)) return false;
+    if (const Result<std::string> text = s.Query(i, {"FLUSHALL"}); !text.ok()) return (*error = text.status().message(), false);
   }
   return true;
 }
@@ -1151,8 +1150,9 @@ std::string UtcNow() {
 }
 
 std::string RedisVersion(const RedisServers& s) {
-  std::string info, error;
-  if (!s.Query(0, {"INFO", "server"}, &info, &error)) return "";
+  const Result<std::string> reply = s.Query(0, {"INFO", "server"});
+  if (!reply.ok()) return "";
+  const std::string& info = *reply;
   const size_t at = info.find("redis_version:");
   if (at == std::string::npos) return "";
   const size_t end = info.find_first_of("\r\n", at);
@@ -1218,8 +1218,9 @@ int RunBenchPeers(const BenchPeersOptions& o, std::ostream& out, std::string* er
   std::vector<std::string> notes;
   RedisServerOptions so;
   so.masters = 5;
-  std::unique_ptr<RedisServers> servers = RedisServers::Start(so, error);
-  if (!servers) return 1;
+  Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
+  if (!started.ok()) return (*error = started.status().message(), 1);
+  std::unique_ptr<RedisServers> servers = std::move(started).value();
   BenchEnv env(o);
   env.servers = servers.get();
   env.tmp = servers->dir() + "/bench-peers";

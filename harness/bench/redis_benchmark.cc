@@ -50,11 +50,12 @@ double RedisBenchmarkRps(const RedisServers& servers, int index, int clients, co
 PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients, std::string* why) {
   PairLimit l;
   l.clients = clients;
-  std::string sha, error;
-  if (!servers.Query(index, {"SCRIPT", "LOAD", sim::GetScript(Script::kCompareAndDelete).lua}, &sha, &error)) {
-    *why = "SCRIPT LOAD failed: " + error;
+  const Result<std::string> loaded = servers.Query(index, {"SCRIPT", "LOAD", sim::GetScript(Script::kCompareAndDelete).lua});
+  if (!loaded.ok()) {
+    *why = "SCRIPT LOAD failed: " + loaded.status().message();
     return l;
   }
+  const std::string& sha = *loaded;
   l.set_rps = RedisBenchmarkRps(servers, index, clients, {"SET", "bench:__rand_int__", "tok", "NX", "PX", "10000"}, why);
   if (l.set_rps > 0)
     l.release_rps = RedisBenchmarkRps(servers, index, clients, {"EVALSHA", sha, "1", "bench:__rand_int__", "tok"}, why);

@@ -14,7 +14,7 @@ namespace locklab {
 // ---------------------------------------------------------------------------------------------
 // Set-up and tear-down.
 
-bool RedisRuntime::Impl::Init(std::string* error) {
+Status RedisRuntime::Impl::Init() {
   event_config* ec = event_config_new();
   // One thread; timers at µs precision (timerfd) and from a fresh clock, not one cached at the
   // start of the loop iteration, so that sleeps never end early.
@@ -25,10 +25,7 @@ bool RedisRuntime::Impl::Init(std::string* error) {
   event_config_set_flag(ec, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
   base = event_base_new_with_config(ec);
   event_config_free(ec);
-  if (base == nullptr) {
-    *error = "redis runtime: cannot create the libevent loop";
-    return false;
-  }
+  if (base == nullptr) return Status::Failed("redis runtime: cannot create the libevent loop");
   deadline_ev = event_new(base, -1, 0, &Impl::OnDeadline, this);
   long_deadline_ev = event_new(base, -1, 0, &Impl::OnLongDeadline, this);
   ready_ev = event_new(base, -1, 0, &Impl::OnReadyEv, this);
@@ -50,16 +47,16 @@ bool RedisRuntime::Impl::Init(std::string* error) {
     clients.push_back(std::move(p));
   }
   shas.assign(static_cast<size_t>(Script::kCount), std::string());
-  return true;
+  return Status::Ok();
 }
 
-bool RedisRuntime::Impl::LoadScripts(const std::string& host, int port, std::string* error) {
+Status RedisRuntime::Impl::LoadScripts(const std::string& host, int port) {
   for (const auto& def : sim::Scripts()) {
-    std::string sha;
-    if (!QueryRedis(host, port, {"SCRIPT", "LOAD", def.lua}, &sha, error)) return false;
-    shas[static_cast<size_t>(def.id)] = sha;
+    Result<std::string> sha = QueryRedis(host, port, {"SCRIPT", "LOAD", def.lua});
+    if (!sha.ok()) return sha.status();
+    shas[static_cast<size_t>(def.id)] = std::move(sha).value();
   }
-  return true;
+  return Status::Ok();
 }
 
 RedisRuntime::Impl::~Impl() {
@@ -105,16 +102,11 @@ RedisRuntime::Impl::~Impl() {
   servers.reset();  // stops our redis-server processes
 }
 
-bool RedisRuntime::Impl::ConnectAll(std::string* error) {
+Status RedisRuntime::Impl::ConnectAll() {
   const int total = cfg.clients * cfg.nodes;
   for (auto& c : clients)
-    for (auto& conn : c->conns) {
-      std::string err;
-      if (!EnsureConnected(conn, &err)) {
-        *error = "redis runtime: " + err;
-        return false;
-      }
-    }
+    for (auto& conn : c->conns)
+      if (Status s = EnsureConnected(conn); !s.ok()) return s.Prefixed("redis runtime");
   const int64_t deadline = MonoNowUs() + kConnectWaitUs;
   event* tick = event_new(base, -1, EV_PERSIST, [](evutil_socket_t, short, void*) {}, nullptr);
   const timeval tv = Tv(50'000);
@@ -122,18 +114,17 @@ bool RedisRuntime::Impl::ConnectAll(std::string* error) {
   while (conn_ok + conn_failed < total && MonoNowUs() < deadline) event_base_loop(base, EVLOOP_ONCE);
   event_free(tick);
   if (conn_failed > 0 || conn_ok < total) {
-    *error = "redis runtime: " + std::to_string(total - conn_ok) + " of " + std::to_string(total) +
-             " connections could not be made" + (first_conn_error.empty() ? " in time" : ": " + first_conn_error);
-    return false;
+    return Status::Failed("redis runtime: " + std::to_string(total - conn_ok) + " of " + std::to_string(total) +
+                          " connections could not be made" +
+                          (first_conn_error.empty() ? " in time" : ": " + first_conn_error));
   }
-  return true;
+  return Status::Ok();
 }
 
 void RedisRuntime::Impl::SnapshotStats() {
   auto snap = [&](const std::string& host, int port) {
-    std::string out, err;
-    if (QueryRedis(host, port, {"INFO", "commandstats"}, &out, &err))
-      stats_at_start[host + ":" + std::to_string(port)] = ParseCommandStats(out);
+    if (Result<std::string> out = QueryRedis(host, port, {"INFO", "commandstats"}); out.ok())
+      stats_at_start[host + ":" + std::to_string(port)] = ParseCommandStats(*out);
   };
   for (int e = 0; e < cfg.nodes; ++e) snap(ep_host[static_cast<size_t>(e)], ep_port[static_cast<size_t>(e)]);
   if (servers && servers->has_replica()) snap("127.0.0.1", servers->port(servers->replica_index()));
@@ -168,7 +159,7 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
   if (!setup_error.empty()) return Status::Failed(setup_error);
   // Connections first, outside the run's time: a thousand clients connecting during the run
   // would measure the TCP handshake instead of the lock.
-  if (std::string error; !ConnectAll(&error)) return Status::Failed(error);
+  if (Status s = ConnectAll(); !s.ok()) return s;
   SnapshotStats();
 
   start_mono_us = MonoNowUs();
@@ -229,9 +220,8 @@ void RedisRuntime::SetNodeClock(int node, const ClockSetting& c) {
                      "with --redis are not locklab's: drop --redis to let locklab start its own servers";
     return;
   }
-  std::string err;
-  if (!rt.servers->SetClock(rt.ep_server[static_cast<size_t>(node)], c.offset_us, c.drift_ppm, &err)) {
-    rt.setup_error = "node " + std::to_string(node) + " clock: " + err;
+  if (Status s = rt.servers->SetClock(rt.ep_server[static_cast<size_t>(node)], c.offset_us, c.drift_ppm); !s.ok()) {
+    rt.setup_error = "node " + std::to_string(node) + " clock: " + s.message();
     return;
   }
   rt.Note("node " + std::to_string(node) + " wall clock: offset " + Ms(c.offset_us) + ", drift " +
@@ -252,12 +242,10 @@ Status RedisRuntime::Run(const RuntimeLimits& limits) {
   Status ok = impl_->Run(limits);
   // Cross-check the client-side count with what the servers themselves counted: part of what
   // this runtime reports (Notes()), while the servers are still up.
-  std::map<std::string, int64_t> calls;
-  std::string stats_error;
-  if (ServerCommandStats(&calls, &stats_error)) {
+  if (Result<std::map<std::string, int64_t>> calls = ServerCommandStats(); calls.ok()) {
     int64_t server_total = 0;
     std::string detail;
-    for (const auto& [name, n] : calls) {
+    for (const auto& [name, n] : *calls) {
       server_total += n;
       detail += (detail.empty() ? "" : ", ") + name + " " + std::to_string(n);
     }
@@ -265,7 +253,7 @@ Status RedisRuntime::Run(const RuntimeLimits& limits) {
                         " commands; clients sent " + std::to_string(impl_->cmd_total) + " (" + detail +
                         "; calls made inside scripts count there too)";
   } else {
-    impl_->stats_note = "INFO commandstats unavailable: " + stats_error;
+    impl_->stats_note = "INFO commandstats unavailable: " + calls.status().message();
   }
   return ok;
 }
@@ -304,15 +292,15 @@ std::vector<std::string> RedisRuntime::Notes() const {
   return out;
 }
 
-bool RedisRuntime::ServerCommandStats(std::map<std::string, int64_t>* calls, std::string* error) const {
+Result<std::map<std::string, int64_t>> RedisRuntime::ServerCommandStats() const {
   const Impl& rt = *impl_;
-  calls->clear();
+  std::map<std::string, int64_t> calls;
   for (int e = 0; e < rt.cfg.nodes; ++e) {
     const std::string& host = rt.ep_host[static_cast<size_t>(e)];
     const int port = rt.ep_port[static_cast<size_t>(e)];
-    std::string out;
-    if (!QueryRedis(host, port, {"INFO", "commandstats"}, &out, error)) return false;
-    const auto now = ParseCommandStats(out);
+    const Result<std::string> out = QueryRedis(host, port, {"INFO", "commandstats"});
+    if (!out.ok()) return out.status();
+    const auto now = ParseCommandStats(*out);
     auto it = rt.stats_at_start.find(host + ":" + std::to_string(port));
     for (const auto& [name, n] : now) {
       int64_t base = 0;
@@ -320,88 +308,86 @@ bool RedisRuntime::ServerCommandStats(std::map<std::string, int64_t>* calls, std
         auto b = it->second.find(name);
         if (b != it->second.end() && b->second <= n) base = b->second;  // else: restarted, counts from 0
       }
-      if (n - base > 0) (*calls)[name] += n - base;
+      if (n - base > 0) calls[name] += n - base;
     }
   }
-  return true;
+  return calls;
 }
 
 std::string RedisRuntime::endpoint_address(int endpoint) const {
   return impl_->ep_host[static_cast<size_t>(endpoint)] + ":" + std::to_string(impl_->ep_port[static_cast<size_t>(endpoint)]);
 }
 
-bool RedisRuntime::QueryEndpoint(int endpoint, const std::vector<std::string>& argv, std::string* out,
-                                 std::string* error) const {
-  return QueryRedis(impl_->ep_host[static_cast<size_t>(endpoint)], impl_->ep_port[static_cast<size_t>(endpoint)], argv,
-                    out, error);
+Result<std::string> RedisRuntime::QueryEndpoint(int endpoint, const std::vector<std::string>& argv) const {
+  return QueryRedis(impl_->ep_host[static_cast<size_t>(endpoint)], impl_->ep_port[static_cast<size_t>(endpoint)], argv);
 }
 
 RedisServers* RedisRuntime::servers() { return impl_->servers.get(); }
 
-std::unique_ptr<Runtime> MakeRedisRuntime(const BackendConfig& cfg, const std::vector<std::string>& existing_endpoints,
-                                          std::string* error) {
-  if (cfg.clients < 1 || cfg.clients > kMaxClients) {
-    *error = "redis runtime: clients must be in [1, " + std::to_string(kMaxClients) + "]";
-    return nullptr;
+namespace {
+
+Status CheckConfig(const BackendConfig& cfg, const std::vector<std::string>& existing_endpoints) {
+  if (cfg.clients < 1 || cfg.clients > kMaxClients)
+    return Status::Invalid("redis runtime: clients must be in [1, " + std::to_string(kMaxClients) + "]");
+  if (cfg.nodes < 1 || cfg.nodes > kMaxNodes)
+    return Status::Invalid("redis runtime: nodes must be in [1, " + std::to_string(kMaxNodes) + "]");
+  if (cfg.command_timeout_us <= 0) return Status::Invalid("redis runtime: command_timeout_us must be > 0");
+  if (!existing_endpoints.empty() && static_cast<int>(existing_endpoints.size()) != cfg.nodes)
+    return Status::Invalid("redis runtime: " + std::to_string(existing_endpoints.size()) + " endpoints given for " +
+                           std::to_string(cfg.nodes) + " nodes");
+  if (!existing_endpoints.empty() && cfg.with_replica)
+    return Status::Invalid("redis runtime: a replica (failover) needs locklab's own servers: drop --redis");
+  return Status::Ok();
+}
+
+}  // namespace
+
+// Our servers, or the given ones: the endpoints' addresses.
+Status RedisRuntime::Impl::SetEndpoints(const std::vector<std::string>& existing_endpoints) {
+  if (existing_endpoints.empty()) {
+    RedisServerOptions opt;
+    opt.masters = cfg.nodes;
+    opt.with_replica = cfg.with_replica;
+    Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(opt);
+    if (!started.ok()) return started.status();
+    servers = std::move(started).value();
+    for (int e = 0; e < cfg.nodes; ++e) {
+      ep_host.push_back("127.0.0.1");
+      ep_port.push_back(servers->port(e));
+      ep_server.push_back(e);
+    }
+    return Status::Ok();
   }
-  if (cfg.nodes < 1 || cfg.nodes > kMaxNodes) {
-    *error = "redis runtime: nodes must be in [1, " + std::to_string(kMaxNodes) + "]";
-    return nullptr;
+  for (const auto& ep : existing_endpoints) {
+    std::string host;
+    int port = 0;
+    if (!ParseHostPort(ep, &host, &port))
+      return Status::Invalid("redis runtime: bad endpoint '" + ep + "' (want HOST:PORT)");
+    ep_host.push_back(host);
+    ep_port.push_back(port);
+    ep_server.push_back(-1);
   }
-  if (cfg.command_timeout_us <= 0) {
-    *error = "redis runtime: command_timeout_us must be > 0";
-    return nullptr;
-  }
-  if (!existing_endpoints.empty() && static_cast<int>(existing_endpoints.size()) != cfg.nodes) {
-    *error = "redis runtime: " + std::to_string(existing_endpoints.size()) + " endpoints given for " +
-             std::to_string(cfg.nodes) + " nodes";
-    return nullptr;
-  }
-  if (!existing_endpoints.empty() && cfg.with_replica) {
-    *error = "redis runtime: a replica (failover) needs locklab's own servers: drop --redis";
-    return nullptr;
-  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig& cfg,
+                                                  const std::vector<std::string>& existing_endpoints) {
+  if (Status s = CheckConfig(cfg, existing_endpoints); !s.ok()) return s;
   // A write to a connection whose server just died must be an error, not the end of us.
   signal(SIGPIPE, SIG_IGN);
   RaiseFileLimit();
 
   auto impl = std::make_unique<RedisRuntime::Impl>();
   impl->cfg = cfg;
-  if (existing_endpoints.empty()) {
-    RedisServerOptions opt;
-    opt.masters = cfg.nodes;
-    opt.with_replica = cfg.with_replica;
-    impl->servers = RedisServers::Start(opt, error);
-    if (!impl->servers) return nullptr;
-    for (int e = 0; e < cfg.nodes; ++e) {
-      impl->ep_host.push_back("127.0.0.1");
-      impl->ep_port.push_back(impl->servers->port(e));
-      impl->ep_server.push_back(e);
-    }
-  } else {
-    for (const auto& ep : existing_endpoints) {
-      std::string host;
-      int port = 0;
-      if (!ParseHostPort(ep, &host, &port)) {
-        *error = "redis runtime: bad endpoint '" + ep + "' (want HOST:PORT)";
-        return nullptr;
-      }
-      impl->ep_host.push_back(host);
-      impl->ep_port.push_back(port);
-      impl->ep_server.push_back(-1);
-    }
-  }
-  if (!impl->Init(error)) return nullptr;
+  if (Status s = impl->SetEndpoints(existing_endpoints); !s.ok()) return s;
+  if (Status s = impl->Init(); !s.ok()) return s;
   for (int e = 0; e < cfg.nodes; ++e) {
-    std::string err;
-    if (!impl->LoadScripts(impl->ep_host[static_cast<size_t>(e)], impl->ep_port[static_cast<size_t>(e)], &err)) {
-      *error = "redis runtime: loading the scripts on " + impl->ServerName(e) + ": " + err;
-      return nullptr;
-    }
+    Status s = impl->LoadScripts(impl->ep_host[static_cast<size_t>(e)], impl->ep_port[static_cast<size_t>(e)]);
+    if (!s.ok()) return Status::Failed("redis runtime: loading the scripts on " + impl->ServerName(e) + ": " + s.message());
   }
   if (impl->servers && impl->servers->has_replica()) {
-    std::string err;  // a replica may refuse; EVAL covers it after a failover
-    impl->LoadScripts("127.0.0.1", impl->servers->port(impl->servers->replica_index()), &err);
+    // A replica may refuse; EVAL covers it after a failover.
+    (void)impl->LoadScripts("127.0.0.1", impl->servers->port(impl->servers->replica_index()));
   }
   return std::unique_ptr<Runtime>(new RedisRuntime(std::move(impl)));
 }

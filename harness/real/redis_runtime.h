@@ -60,9 +60,10 @@ namespace locklab {
 
 // Starts cfg.nodes servers (+ a replica of server 0 when cfg.with_replica) and connects to
 // them, or uses `existing_endpoints` ("HOST:PORT", one per node; then cfg.with_replica must
-// be false). nullptr + *error on failure (nothing left running).
-std::unique_ptr<Runtime> MakeRedisRuntime(const BackendConfig& cfg, const std::vector<std::string>& existing_endpoints,
-                                          std::string* error);
+// be false). Invalid for a bad config, Failed when the servers cannot be started or reached
+// (nothing left running).
+Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig& cfg,
+                                                  const std::vector<std::string>& existing_endpoints);
 
 // Makes `--backend redis` available to RunOne (harness/run/backends.h). Programs call it once
 // in main, before any run.
@@ -93,18 +94,18 @@ class RedisRuntime : public Runtime {
   // Calls per command name ("SET", "EVALSHA", ...) from INFO commandstats, summed over the
   // servers behind the endpoints now. Stats are reset when Run() starts, so they hold the
   // run's commands plus locklab's own (INFO, SCRIPT LOAD, ...) and miss those of a server
-  // that restarted. false + *error when a server cannot be asked.
-  bool ServerCommandStats(std::map<std::string, int64_t>* calls, std::string* error) const;
+  // that restarted. Failed when a server cannot be asked.
+  Result<std::map<std::string, int64_t>> ServerCommandStats() const;
   // "HOST:PORT" of endpoint i now (after a failover: the promoted replica).
   std::string endpoint_address(int endpoint) const;
   // One blocking command to endpoint i (outside the run's accounting), for tests and checks.
-  bool QueryEndpoint(int endpoint, const std::vector<std::string>& argv, std::string* out, std::string* error) const;
+  // The reply as QueryRedis gives it.
+  Result<std::string> QueryEndpoint(int endpoint, const std::vector<std::string>& argv) const;
   // Our servers, or nullptr when the endpoints were given.
   RedisServers* servers();
 
  private:
-  friend std::unique_ptr<Runtime> MakeRedisRuntime(const BackendConfig&, const std::vector<std::string>&,
-                                                   std::string*);
+  friend Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig&, const std::vector<std::string>&);
   struct Impl;
   explicit RedisRuntime(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

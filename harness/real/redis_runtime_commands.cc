@@ -119,9 +119,8 @@ void RedisRuntime::Impl::Send(CallRec* rec) {
          " (held in locklab before writing it to the socket)");
   }
   Conn& conn = clients[static_cast<size_t>(rec->client)]->conns[static_cast<size_t>(rec->endpoint)];
-  std::string err;
-  if (!EnsureConnected(conn, &err)) {
-    Decide(rec, Reply::Error("ERR locklab: " + err), /*direct=*/false);
+  if (Status s = EnsureConnected(conn); !s.ok()) {
+    Decide(rec, Reply::Error("ERR locklab: " + s.message()), /*direct=*/false);
     return;
   }
   if (!Write(rec, conn, /*eval=*/shas[static_cast<size_t>(rec->cmd.script)].empty())) {

@@ -64,19 +64,16 @@ void RedisRuntime::Impl::Attach(redisAsyncContext* ac) {
   event_add(a->wev, nullptr);  // the first write event completes the connect
 }
 
-bool RedisRuntime::Impl::EnsureConnected(Conn& conn, std::string* error) {
-  if (conn.ac != nullptr) return true;
+Status RedisRuntime::Impl::EnsureConnected(Conn& conn) {
+  if (conn.ac != nullptr) return Status::Ok();
   const std::string& host = ep_host[static_cast<size_t>(conn.endpoint)];
   const int port = ep_port[static_cast<size_t>(conn.endpoint)];
   redisAsyncContext* ac = redisAsyncConnect(host.c_str(), port);
-  if (ac == nullptr) {
-    *error = "cannot connect to " + ServerName(conn.endpoint) + ": out of memory";
-    return false;
-  }
+  if (ac == nullptr) return Status::Failed("cannot connect to " + ServerName(conn.endpoint) + ": out of memory");
   if (ac->err) {
-    *error = "cannot connect to " + ServerName(conn.endpoint) + ": " + ac->errstr;
+    const Status failed = Status::Failed("cannot connect to " + ServerName(conn.endpoint) + ": " + ac->errstr);
     redisAsyncFree(ac);
-    return false;
+    return failed;
   }
   ac->data = &conn;
   Attach(ac);
@@ -84,7 +81,7 @@ bool RedisRuntime::Impl::EnsureConnected(Conn& conn, std::string* error) {
   redisAsyncSetDisconnectCallback(ac, &Impl::OnDisconnect);
   conn.ac = ac;
   conn.connected = false;
-  return true;
+  return Status::Ok();
 }
 
 void RedisRuntime::Impl::OnConnect(const redisAsyncContext* ac, int status) {

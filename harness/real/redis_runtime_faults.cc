@@ -116,8 +116,8 @@ void RedisRuntime::Impl::JumpClientClock(const FaultAction& f) {
 }
 
 void RedisRuntime::Impl::CrashNode(const FaultAction& f) {
-  std::string err;
-  if (!servers->Kill(ep_server[static_cast<size_t>(f.target)], &err)) return FaultFailed(f, err);  // SIGKILL
+  if (Status s = servers->Kill(ep_server[static_cast<size_t>(f.target)]); !s.ok())  // SIGKILL
+    return FaultFailed(f, s.message());
   CloseEndpoint(f.target);
   Record(FaultStartRecord(f));
 }
@@ -125,8 +125,7 @@ void RedisRuntime::Impl::CrashNode(const FaultAction& f) {
 void RedisRuntime::Impl::RestartNode(const FaultAction& f) {
   const int s = ep_server[static_cast<size_t>(f.target)];
   CloseEndpoint(f.target);
-  std::string err;
-  if (!servers->Respawn(s, &err)) return FaultFailed(f, err);
+  if (Status st = servers->Respawn(s); !st.ok()) return FaultFailed(f, st.message());
   Record(FaultStartRecord(f));
   // Wait for it from the loop (the other clients keep running); until it answers, commands
   // to it are refused (kError), as they would be by a real server that is starting.
@@ -144,23 +143,23 @@ void RedisRuntime::Impl::RestartNode(const FaultAction& f) {
 }
 
 void RedisRuntime::Impl::PauseNode(const FaultAction& f) {
-  std::string err;
-  if (!servers->Pause(ep_server[static_cast<size_t>(f.target)], &err)) return FaultFailed(f, err);  // SIGSTOP
+  if (Status s = servers->Pause(ep_server[static_cast<size_t>(f.target)]); !s.ok())  // SIGSTOP
+    return FaultFailed(f, s.message());
   Record(FaultStartRecord(f));
   ArmFault(f, 1, TrueNowUs() + f.duration_us);
 }
 
 void RedisRuntime::Impl::ResumeNode(const FaultAction& f) {
-  std::string err;
-  if (!servers->Resume(ep_server[static_cast<size_t>(f.target)], &err)) return FaultFailed(f, err);  // SIGCONT
+  if (Status s = servers->Resume(ep_server[static_cast<size_t>(f.target)]); !s.ok())  // SIGCONT
+    return FaultFailed(f, s.message());
   Record(ResumeNodeRecord(f.target));
   Note("pause node " + std::to_string(f.target) + ": SIGSTOP at " + Ms(f.at_us) + " planned, SIGCONT after " +
        Ms(TrueNowUs() - f.at_us) + " (planned " + Ms(f.duration_us) + ")");
 }
 
 void RedisRuntime::Impl::JumpNodeClock(const FaultAction& f) {
-  std::string err;
-  if (!servers->JumpClock(ep_server[static_cast<size_t>(f.target)], f.delta_us, &err)) return FaultFailed(f, err);
+  if (Status s = servers->JumpClock(ep_server[static_cast<size_t>(f.target)], f.delta_us); !s.ok())
+    return FaultFailed(f, s.message());
   Record(FaultStartRecord(f));
 }
 
@@ -175,8 +174,8 @@ void RedisRuntime::Impl::CutOff(const FaultAction& f) {
 }
 
 void RedisRuntime::Impl::BeginFailover(const FaultAction& f) {
-  std::string err;
-  if (!servers->IsolateReplica(&err)) return FaultFailed(f, err);  // SIGSTOP + CLIENT KILL TYPE replica
+  if (Status s = servers->IsolateReplica(); !s.ok())  // SIGSTOP + CLIENT KILL TYPE replica
+    return FaultFailed(f, s.message());
   Record(FaultStartRecord(f));
   if (f.duration_us > 0) return ArmFault(f, 1, TrueNowUs() + f.duration_us);
   PromoteReplica(f);
@@ -184,13 +183,13 @@ void RedisRuntime::Impl::BeginFailover(const FaultAction& f) {
 
 void RedisRuntime::Impl::PromoteReplica(const FaultAction& f) {
   const int64_t t0 = TrueNowUs();
-  std::string err;
-  if (!servers->PromoteReplica(&err)) return FaultFailed(f, err);
+  if (Status s = servers->PromoteReplica(); !s.ok()) return FaultFailed(f, s.message());
   const int r = servers->replica_index();
   ep_server[0] = r;
   ep_port[0] = servers->port(r);
   CloseEndpoint(0);  // commands on the dead master's connections: kTimeout
-  if (!LoadScripts("127.0.0.1", ep_port[0], &err)) Note("failover: SCRIPT LOAD on the promoted replica: " + err);
+  if (Status s = LoadScripts("127.0.0.1", ep_port[0]); !s.ok())
+    Note("failover: SCRIPT LOAD on the promoted replica: " + s.message());
   Record(PromoteReplicaRecord());
   Note("failover node 0: replica cut off at " + Ms(f.at_us) + " (planned), master killed and replica promoted at " +
        Ms(t0) + " (took " + Ms(TrueNowUs() - t0) + "); clients now use " + servers->address(r));
@@ -222,9 +221,8 @@ void RedisRuntime::Impl::OnRestartPoll(evutil_socket_t, short, void* arg) {
     if (p.ev == nullptr || event_pending(p.ev, EV_TIMEOUT, nullptr)) continue;
     // This poll's timer fired (only fired timers are not pending).
     if (rt->servers->PingOnce(p.server)) {
-      std::string err;
-      if (!rt->LoadScripts("127.0.0.1", rt->servers->port(p.server), &err))
-        rt->Note("restart node " + std::to_string(p.endpoint) + ": SCRIPT LOAD: " + err);
+      if (Status s = rt->LoadScripts("127.0.0.1", rt->servers->port(p.server)); !s.ok())
+        rt->Note("restart node " + std::to_string(p.endpoint) + ": SCRIPT LOAD: " + s.message());
       rt->Log(-1, Ev::kFault, p.endpoint,
               "node " + std::to_string(p.endpoint) + " answers again after restart (" + Ms(now - p.started_us) + ")");
       rt->Note("restart node " + std::to_string(p.endpoint) + ": answered PING " + Ms(now - p.started_us) +

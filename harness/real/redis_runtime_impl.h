@@ -299,9 +299,10 @@ struct RedisRuntime::Impl {
   }
 
   // --- Set-up. ---
-  bool Init(std::string* error);
-  bool LoadScripts(const std::string& host, int port, std::string* error);
-  bool ConnectAll(std::string* error);
+  Status SetEndpoints(const std::vector<std::string>& existing_endpoints);  // starts ours when none are given
+  Status Init();
+  Status LoadScripts(const std::string& host, int port);
+  Status ConnectAll();  // every client's connections, within kConnectWaitUs
   void SnapshotStats();
 
   // --- Gate and queues. ---
@@ -329,7 +330,7 @@ struct RedisRuntime::Impl {
   void Hop(int client, int endpoint, Leg leg, int64_t extra_us, CallRec* rec, std::function<void()> arrive);
   void Send(CallRec* rec);
   bool Write(CallRec* rec, Conn& conn, bool eval);
-  bool EnsureConnected(Conn& conn, std::string* error);
+  Status EnsureConnected(Conn& conn);  // starts connecting when there is no context
   void CloseEndpoint(int endpoint);
   void OnNodeReply(CallRec* rec, Reply reply);
   void Decide(CallRec* rec, Reply reply, bool direct);

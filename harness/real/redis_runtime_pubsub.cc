@@ -59,10 +59,9 @@ void RedisRuntime::Impl::StartSubscribe(int client, SubscribeCall* call) {
 
 void RedisRuntime::Impl::SendSubscribe(SubRec* rec) {
   Conn& conn = clients[static_cast<size_t>(rec->client)]->sub_conns[static_cast<size_t>(rec->endpoint)];
-  std::string err;
   const char* words[2] = {"SUBSCRIBE", rec->channel.data()};
   const size_t lens[2] = {9, rec->channel.size()};
-  if (!EnsureConnected(conn, &err) ||
+  if (!EnsureConnected(conn).ok() ||
       redisAsyncCommandArgv(conn.ac, &Impl::OnSubReply, rec, 2, words, lens) != REDIS_OK) {
     FailSubscription(rec);
     return;

@@ -25,9 +25,7 @@ namespace {
 using K = FaultAction::Kind;
 
 std::unique_ptr<RedisRuntime> Make(const BackendConfig& cfg, const std::vector<std::string>& endpoints = {}) {
-  std::string error;
-  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, endpoints, &error);
-  EXPECT_TRUE(rt) << error;
+  std::unique_ptr<Runtime> rt = MakeRedis(cfg, endpoints);
   return std::unique_ptr<RedisRuntime>(static_cast<RedisRuntime*>(rt.release()));
 }
 
@@ -96,9 +94,9 @@ TEST(RedisRuntime, SetGetAndScriptsThroughEnv) {
   ASSERT_EQ(cs.by_client.size(), 1u);
   EXPECT_EQ(cs.by_client[0], 5);
 
-  std::map<std::string, int64_t> server;
-  std::string error;
-  ASSERT_TRUE(rt->ServerCommandStats(&server, &error)) << error;
+  Result<std::map<std::string, int64_t>> stats = rt->ServerCommandStats();
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  std::map<std::string, int64_t> server = *stats;
   EXPECT_EQ(server["SET"], 1);
   EXPECT_EQ(server["EVALSHA"], 2);
   EXPECT_EQ(server["GET"], 2 + 2);  // Redis counts the scripts' redis.call('GET') too
@@ -248,8 +246,9 @@ TEST(RedisRuntime, NodeClockJumpExpiresKeysEvenUntouched) {
   MustRun(*rt);
   ASSERT_EQ(seen.replies.size(), 2u);
   EXPECT_TRUE(seen.replies[1].is_ok());
-  std::string out;
-  ASSERT_TRUE(rt->QueryEndpoint(0, {"DBSIZE"}, &out, &error)) << error;
+  const Result<std::string> dbsize = rt->QueryEndpoint(0, {"DBSIZE"});
+  ASSERT_TRUE(dbsize.ok()) << dbsize.status().message();
+  const std::string out = *dbsize;
   EXPECT_EQ(out, "0");  // active expiry: nobody touched the keys after the jump
   bool logged = false;
   for (const auto& e : h.events()) logged = logged || (e.type == Ev::kFault && e.detail.find("jumps 120000 ms") != std::string::npos);
@@ -452,8 +451,8 @@ TEST(RedisRuntime, NetworkDelayHoldsBothDirections) {
 
 TEST(RedisRuntime, ExistingEndpointsWorkAndRefuseServerFaults) {
   std::string error;
-  auto servers = RedisServers::Start(RedisServerOptions{}, &error);
-  ASSERT_TRUE(servers) << error;
+  auto servers = StartServers(RedisServerOptions{});
+  ASSERT_TRUE(servers);
   auto rt = Make(Cfg(), {servers->address(0)});
   ASSERT_TRUE(rt);
   EXPECT_EQ(rt->servers(), nullptr);
@@ -517,10 +516,7 @@ TEST(RedisRuntime, HardCapStopsARunawayRun) {
 
 std::unique_ptr<Runtime> MakeBackend(bool real, const BackendConfig& cfg) {
   if (!real) return MakeSimRuntime(cfg);
-  std::string error;
-  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
-  EXPECT_TRUE(rt) << error;
-  return rt;
+  return MakeRedis(cfg);
 }
 
 FaultAction Trigger(K kind, int target, const std::string& on_send, int occurrence, int64_t duration_ms = 0) {
@@ -618,11 +614,12 @@ TEST_P(OnSend, CrashOnSetnxLetsItLandButNothingAfter) {
   EXPECT_EQ(crashes, 1);
   if (real()) {
     auto& redis = static_cast<RedisRuntime&>(*rt);
-    std::string out;
-    ASSERT_TRUE(redis.QueryEndpoint(0, {"EXISTS", "k"}, &out, &error)) << error;
-    EXPECT_EQ(out, "1");
-    ASSERT_TRUE(redis.QueryEndpoint(0, {"TTL", "k"}, &out, &error)) << error;
-    EXPECT_EQ(out, "-1");  // no EXPIRE ever ran
+    Result<std::string> out = redis.QueryEndpoint(0, {"EXISTS", "k"});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(*out, "1");
+    out = redis.QueryEndpoint(0, {"TTL", "k"});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(*out, "-1");  // no EXPIRE ever ran
     EXPECT_TRUE(AnyNote(*rt, "crash client 0 on its 1st SETNX: applied at "));
   }
 }
@@ -686,12 +683,16 @@ TEST(RedisRuntime, BadConfigIsRefused) {
   std::string error;
   BackendConfig cfg = Cfg();
   cfg.with_replica = true;
-  EXPECT_FALSE(MakeRedisRuntime(cfg, {"127.0.0.1:1"}, &error));
+  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {"127.0.0.1:1"});
+  EXPECT_FALSE(made.ok());
+  error = made.status().message();
   EXPECT_NE(error.find("drop --redis"), std::string::npos);
-  EXPECT_FALSE(MakeRedisRuntime(Cfg(1, 2), {"127.0.0.1:1"}, &error));
-  EXPECT_FALSE(MakeRedisRuntime(Cfg(), {"nonsense"}, &error));
+  EXPECT_FALSE(MakeRedisRuntime(Cfg(1, 2), {"127.0.0.1:1"}).ok());
+  EXPECT_FALSE(MakeRedisRuntime(Cfg(), {"nonsense"}).ok());
   // Nobody listens on port 1: the scripts cannot be loaded.
-  EXPECT_FALSE(MakeRedisRuntime(Cfg(), {"127.0.0.1:1"}, &error));
+  made = MakeRedisRuntime(Cfg(), {"127.0.0.1:1"});
+  EXPECT_FALSE(made.ok());
+  error = made.status().message();
   EXPECT_NE(error.find("127.0.0.1:1"), std::string::npos) << error;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/history.h"
+#include "harness/testing/redis_test_util.h"
 #include "harness/testing/runtime_test_util.h"
 #include "harness/real/redis_runtime.h"
 #include "harness/run/sim_runtime.h"
@@ -47,10 +48,7 @@ class Waiting : public ::testing::TestWithParam<bool> {  // true: real redis-ser
   bool real() const { return GetParam(); }
   std::unique_ptr<Runtime> Make(const BackendConfig& cfg) {
     if (!real()) return MakeSimRuntime(cfg);
-    std::string error;
-    std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
-    EXPECT_TRUE(rt) << error;
-    return rt;
+    return MakeRedis(cfg);
   }
   // Real time may run late (never early); the simulator is exact up to its 50 µs floor each way.
   void ExpectAbout(int64_t got_ms, int64_t want_ms, int64_t real_slack_ms, const char* what) {
@@ -196,9 +194,9 @@ TEST_P(Waiting, AWaitingSubscriberGetsAMessagePublishedAfterItSubscribed) {
     if (e.type == Ev::kCommand && e.detail.rfind("SUBSCRIBE ch -> ", 0) == 0) ++subscribes;
   EXPECT_EQ(subscribes, 1);
   if (real()) {
-    std::map<std::string, int64_t> server;
-    std::string error;
-    ASSERT_TRUE(static_cast<RedisRuntime&>(*rt).ServerCommandStats(&server, &error)) << error;
+    Result<std::map<std::string, int64_t>> stats = static_cast<RedisRuntime&>(*rt).ServerCommandStats();
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    std::map<std::string, int64_t> server = *stats;
     EXPECT_EQ(server["SUBSCRIBE"], 1);
     EXPECT_EQ(server["PUBLISH"], 1);
   }
