@@ -27,6 +27,11 @@
 // (its connection stays open, as in the real runtime); a caller whose deadline passed while
 // parked gets kTimeout, and the element a later push gives it is taken all the same.
 //
+// One world model for both runtimes: the fault plan, its check and the history records of
+// each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
+// triggers) is sim/net_model.h, a process's clocks sim/clock.h; the real runtime
+// (harness/real/) applies the same ones to real redis-servers.
+//
 // Pub/sub. A node keeps its subscribers per channel; PUBLISH counts them and sends each a
 // message with a drawn one-way delay (lost like any message, dropped when that client is
 // partitioned from the node), delivered through the client's gate into its queue. SUBSCRIBE is

@@ -293,8 +293,8 @@ DriverResult RunDriver(const DriverCall& call) {
   const std::string err_path = call.events_path + ".stderr";
   ChildProcess child;
   std::string error;
-  if (!child.Start(call.argv, call.extra_env, err_path, &error)) {
-    r.error = "cannot start " + (call.argv.empty() ? std::string("?") : call.argv[0]) + ": " + error;
+  if (Status st = child.Start(call.argv, call.extra_env, err_path); !st.ok()) {
+    r.error = "cannot start " + (call.argv.empty() ? std::string("?") : call.argv[0]) + ": " + st.message();
     return r;
   }
   std::string out;
@@ -444,10 +444,9 @@ bool Selected(const BenchPeersOptions& o, const std::string& id) {
 std::string Probe(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& tmp,
                   std::string* why) {
   ChildProcess c;
-  std::string err;
   const std::string err_path = tmp + "/probe.stderr";
-  if (!c.Start(argv, env, err_path, &err)) {
-    *why = err;
+  if (Status st = c.Start(argv, env, err_path); !st.ok()) {
+    *why = st.message();
     return "";
   }
   std::string out;
@@ -858,8 +857,8 @@ void RunPeerPause(BenchEnv& env, const Impl& impl, int nodes, PauseRow* row) {
   const DriverCall call_a = call_for(0, true, row->hold_ms), call_b = call_for(1, false, o.pause_hold_ms);
   ChildProcess a, b;
   const std::string err_a = call_a.events_path + ".stderr", err_b = call_b.events_path + ".stderr";
-  if (!a.Start(call_a.argv, call_a.extra_env, err_a, &error)) {
-    row->error = "cannot start A: " + error;
+  if (Status st = a.Start(call_a.argv, call_a.extra_env, err_a); !st.ok()) {
+    row->error = "cannot start A: " + st.message();
     return;
   }
   // Wait for A to hold, then stop it pause_at_ms into its critical section.
@@ -885,9 +884,9 @@ void RunPeerPause(BenchEnv& env, const Impl& impl, int nodes, PauseRow* row) {
   SleepUntilUs(holding_at + o.pause_at_ms * 1000);
   a.Signal(SIGSTOP);
   const int64_t stop_us = NowUs();
-  if (!b.Start(call_b.argv, call_b.extra_env, err_b, &error)) {
+  if (Status st = b.Start(call_b.argv, call_b.extra_env, err_b); !st.ok()) {
     a.Signal(SIGCONT);
-    row->error = "cannot start B: " + error;
+    row->error = "cannot start B: " + st.message();
     return;
   }
   SleepUntilUs(stop_us + o.pause_ms * 1000);

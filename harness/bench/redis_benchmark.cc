@@ -28,10 +28,9 @@ double RedisBenchmarkRps(const RedisServers& servers, int index, int clients, co
                                    "-r", "100000", "-q"};
   argv.insert(argv.end(), command.begin(), command.end());
   ChildProcess c;
-  std::string err;
   const std::string err_path = servers.dir() + "/redis-benchmark.stderr";
-  if (!c.Start(argv, {}, err_path, &err)) {
-    *why = err;
+  if (Status st = c.Start(argv, {}, err_path); !st.ok()) {
+    *why = st.message();
     return -1;
   }
   std::string out;
