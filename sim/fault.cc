@@ -1,5 +1,7 @@
 #include "sim/fault.h"
 
+#include <cstdio>
+
 #include "sim/scripts.h"
 
 namespace locklab {
@@ -118,6 +120,16 @@ FaultRecord ResumeNodeRecord(int node) { return {-1, Ev::kFault, 0, Node(node) +
 FaultRecord FailoverIgnoredRecord(const FaultAction& f) {
   return {-1, Ev::kFault, FaultValueUs(f), "failover ignored: node 0 has no replica"};
 }
+FaultRecord FaultFailedRecord(const FaultAction& f, const std::string& why) {
+  return {-1, Ev::kFault, 0, std::string(FaultKindName(f.kind)) + " failed: " + why};
+}
+
+FaultRecord NodeAnswersAgainRecord(int node, int64_t after_us) {
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.1f ms", static_cast<double>(after_us) / 1000.0);
+  return {-1, Ev::kFault, node, Node(node) + " answers again after restart (" + ms + ")"};
+}
+
 FaultRecord PromoteReplicaRecord() {
   return {-1, Ev::kFault, 0, "node 0's master crashes; its replica is promoted in its place (unreplicated writes lost)"};
 }

@@ -93,5 +93,9 @@ FaultRecord ResumeClientRecord(int client);
 FaultRecord ResumeNodeRecord(int node);
 FaultRecord FailoverIgnoredRecord(const FaultAction& f);  // no replica left to promote
 FaultRecord PromoteReplicaRecord();
+// Real runtime only (the simulator's faults cannot fail and its restarts are instant): a fault
+// the servers refused, and a restarted node answering again `after_us` after its restart.
+FaultRecord FaultFailedRecord(const FaultAction& f, const std::string& why);
+FaultRecord NodeAnswersAgainRecord(int node, int64_t after_us);
 
 }  // namespace locklab

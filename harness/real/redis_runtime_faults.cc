@@ -66,7 +66,7 @@ void RedisRuntime::Impl::ApplyFault(const FaultAction& f, int step) {
 
 void RedisRuntime::Impl::FaultFailed(const FaultAction& f, const std::string& why) {
   const std::string name = FaultKindName(f.kind);
-  Log(-1, Ev::kFault, 0, name + " failed: " + why);
+  Record(FaultFailedRecord(f, why));
   Note("fault " + name + " at " + Ms(TrueNowUs()) + " could not be applied: " + why);
 }
 
@@ -223,8 +223,7 @@ void RedisRuntime::Impl::OnRestartPoll(evutil_socket_t, short, void* arg) {
     if (rt->servers->PingOnce(p.server)) {
       if (Status s = rt->LoadScripts("127.0.0.1", rt->servers->port(p.server)); !s.ok())
         rt->Note("restart node " + std::to_string(p.endpoint) + ": SCRIPT LOAD: " + s.message());
-      rt->Log(-1, Ev::kFault, p.endpoint,
-              "node " + std::to_string(p.endpoint) + " answers again after restart (" + Ms(now - p.started_us) + ")");
+      rt->Record(NodeAnswersAgainRecord(p.endpoint, now - p.started_us));
       rt->Note("restart node " + std::to_string(p.endpoint) + ": answered PING " + Ms(now - p.started_us) +
                " after the restart began (commands in between were refused)");
       event_free(p.ev);
