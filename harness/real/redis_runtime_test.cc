@@ -519,6 +519,35 @@ std::unique_ptr<Runtime> MakeBackend(bool real, const BackendConfig& cfg) {
   return MakeRedis(cfg);
 }
 
+// A node crash, a restart, a node pause and a partition write the same history records on both
+// runtimes (sim/fault.h); the real runtime adds only that the node answered again.
+TEST(RedisRuntime, NodeFaultsRecordWhatTheSimulatorRecords) {
+  std::vector<std::string> recorded[2];
+  for (const bool real : {false, true}) {
+    std::unique_ptr<Runtime> rt = MakeBackend(real, Cfg(1, 2));
+    ASSERT_TRUE(rt);
+    History h;
+    rt->set_history(&h);
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kCrashNode, 100, 0))));
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kRestartNode, 300, 0))));
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseNode, 50, 1, /*duration_ms=*/100))));
+    FaultAction cut = Fault(K::kPartition, 20, 0, /*duration_ms=*/30);
+    cut.node = 1;
+    ASSERT_TRUE(IsOk(rt->PlanFault(cut)));
+    Seen seen;
+    rt->StartClient(0, CrashRestartClient(rt->env(0), &seen));
+    MustRun(*rt);
+    for (const auto& e : h.events()) {
+      if (e.type != Ev::kFault || e.detail.find("answers again") != std::string::npos) continue;
+      recorded[real].push_back(std::to_string(e.client) + " " + std::to_string(e.value) + " " + e.detail);
+    }
+  }
+  EXPECT_EQ(recorded[1], recorded[0]);
+  EXPECT_EQ(recorded[0], (std::vector<std::string>{"0 30000 cut off from node 1 for 30 ms", "-1 100000 node 1 pauses 100 ms",
+                                                   "-1 0 node 0 crashes (data lost)", "-1 0 node 1 resumes",
+                                                   "-1 0 node 0 restarts empty"}));
+}
+
 FaultAction Trigger(K kind, int target, const std::string& on_send, int occurrence, int64_t duration_ms = 0) {
   FaultAction f = Fault(kind, /*at_ms=*/0, target, duration_ms);
   f.on_send = on_send;
