@@ -27,6 +27,11 @@
 // (its connection stays open, as in the real runtime); a caller whose deadline passed while
 // parked gets kTimeout, and the element a later push gives it is taken all the same.
 //
+// One world model for both runtimes: the fault plan, its check and the history records of
+// each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
+// triggers) is sim/net_model.h, a process's clocks sim/clock.h; the real runtime
+// (harness/real/) applies the same ones to real redis-servers.
+//
 // Pub/sub. A node keeps its subscribers per channel; PUBLISH counts them and sends each a
 // message with a drawn one-way delay (lost like any message, dropped when that client is
 // partitioned from the node), delivered through the client's gate into its queue. SUBSCRIBE is
@@ -43,20 +48,16 @@
 #include <vector>
 
 #include "algorithms/env.h"
+#include "algorithms/status.h"
 #include "algorithms/task.h"
 #include "sim/clock.h"
 #include "sim/event_heap.h"
+#include "sim/fault.h"
+#include "sim/net_model.h"
 #include "sim/rng.h"
 #include "sim/store.h"
 
 namespace locklab::sim {
-
-struct NetModel {
-  enum class Dist : uint8_t { kConstant, kUniform, kLongTail };
-  Dist dist = Dist::kConstant;
-  int64_t mean_us = 100;  // one way
-  double loss = 0;        // per message
-};
 
 struct SimConfig {
   int clients = 1;
@@ -64,18 +65,12 @@ struct SimConfig {
   bool with_replica = false;
   uint64_t seed = 1;
   int64_t command_timeout_us = 1'000'000;
-  NetModel net;
+  NetModel net{NetModel::Dist::kConstant, 100, 0};  // one way, per message
   int64_t service_us = 2;         // node CPU time per command
   int64_t repl_delay_us = 1'000;  // master -> replica
   // (simulated nodes have no separate connection set-up: a crashed node refuses at once)
   int64_t max_events = 2'000'000'000;
   int64_t max_time_us = 3'600'000'000LL;
-};
-
-enum class SimFault : uint8_t {
-  kPauseClient, kCrashClient, kClientClockJump, kCrashNode, kRestartNode, kPauseNode,
-  kNodeClockJump, kPartition, kFailover,
-  kPauseClientEnd, kPauseNodeEnd, kPromoteReplica,  // scheduled by the simulator itself
 };
 
 // Limits of the waiting at a node (over one: an error reply instead of parking or holding).
@@ -96,30 +91,24 @@ class Simulator {
   void SetClientClock(int client, int64_t offset_us, double drift_ppm);
   void SetNodeClock(int node, int64_t offset_us, double drift_ppm);
 
-  // Fault plan; times are absolute true time. `target` is a client or an endpoint index.
-  // kPartition: client `target` cannot reach node `node` in [at, at + duration).
-  // kFailover: at `at` node 0's replica is cut off (nothing more reaches it); at
-  // `at + duration` the master dies and the replica takes its place as endpoint 0.
-  void PlanFault(SimFault kind, int64_t at_us, int target, int node, int64_t duration_us, int64_t delta_us);
-  // The `occurrence`-th command named `name` (Command::Name(); "*" = any) that `client` sends
-  // gets `extra_us` more one-way delay.
-  void DelayMessage(int client, const std::string& name, int occurrence, int64_t extra_us);
-  // A command-triggered client fault: when `client` sends its `occurrence`-th command named
-  // `name` (matched as for DelayMessage; "*" = any command), `kind` (kPauseClient with
-  // `duration_us`, or kCrashClient) is planned at that instant through PlanFault, at the end of
-  // StartCall, after the command has been scheduled: the command still reaches its node, and
-  // the event queue applies the fault before any event of that instant queued after it, so the
-  // reply is gated (pause) or dropped (crash) like any other resumption. Other commands of a
-  // SendAll group started in the same synchronous loop still go out. Each trigger fires at
-  // most once; `label` (e.g. "on its 1st GET") is appended to the fault observer's detail.
-  void PlanFaultOnSend(SimFault kind, int client, const std::string& name, int occurrence, int64_t duration_us,
-                       const std::string& label = "");
+  // Plans one fault (sim/fault.h), checked by ValidateFault against this simulator's world.
+  // Timed faults apply at f.at_us of true time. kPartition: client `target` cannot reach node
+  // `node` in [at, at + duration). kFailover: at `at` node 0's replica is cut off (nothing more
+  // reaches it); at `at + duration` the master dies and the replica takes its place as endpoint
+  // 0. kDelayMessage: the `occurrence`-th command named `command` (Command::Name(); "*" = any)
+  // that `target` sends gets duration_us more one-way delay. With on_send (client pauses and
+  // crashes): when `target` sends its `occurrence`-th command named `on_send`, the fault is
+  // planned at that instant, at the end of StartCall, after the command has been scheduled: the
+  // command still reaches its node, and the event queue applies the fault before any event of
+  // that instant queued after it, so the reply is gated (pause) or dropped (crash) like any
+  // other resumption. Other commands of a SendAll group started in the same synchronous loop
+  // still go out. Each trigger fires at most once; its OnSendText ends the record's detail.
+  Status PlanFault(const FaultAction& f);
 
   // Observers (optional). Command: at execution on a node (true time). Fault: when applied.
   using CommandObserver = std::function<void(int64_t t_us, int client, int node, const Command&, const Reply&)>;
-  // value_us: the fault's duration (pauses, partitions) or clock delta (jumps), else 0.
-  using FaultObserver =
-      std::function<void(int64_t t_us, int client, SimFault kind, int64_t value_us, const std::string& detail)>;
+  // What the fault writes into the history (sim/fault.h: the same records as the real runtime).
+  using FaultObserver = std::function<void(int64_t t_us, const FaultRecord& record)>;
   void set_command_observer(CommandObserver f) { on_command_ = std::move(f); }
   void set_fault_observer(FaultObserver f) { on_fault_ = std::move(f); }
 
@@ -130,9 +119,9 @@ class Simulator {
 
   // Registers `main` as the client's main task; it starts when Run() starts.
   void StartClient(int client, Task<void> main);
-  // Runs until every main task is done or its client crashed. false + *error when a limit was
-  // hit or the simulation stalled (nothing left to do, tasks still waiting).
-  bool Run(std::string* error);
+  // Runs until every main task is done or its client crashed. Failed when a limit was hit or
+  // the simulation stalled (nothing left to do, tasks still waiting).
+  Status Run();
 
   // Commands sent by each client, and by name.
   const std::vector<int64_t>& commands_by_client() const { return cmd_by_client_; }
@@ -154,12 +143,6 @@ class Simulator {
   struct InFlight;
   struct ReplItem;
   struct Fault;
-  struct Matcher;
-  struct Trigger;
-  struct Partition {
-    int client, node;
-    int64_t from_us, to_us;
-  };
   struct Event {
     int64_t t_us;
     uint64_t seq;
@@ -177,8 +160,6 @@ class Simulator {
   void StartSubscribe(int client, SubscribeCall* call);
   void StartWaitMessage(int client, MessageWait* wait);
   void Spawn(int client, Task<void> task);
-  int64_t DrawDelayUs();
-  bool Partitioned(int client, int node, int64_t t_us) const;
   void OnNodeReceive(uint32_t id);
   void RunAtNode(uint32_t id, int physical);
   void ReplyFromNode(uint32_t id, Reply reply, int64_t depart);
@@ -203,7 +184,23 @@ class Simulator {
   void OnDeliver(uint32_t id);
   void OnWake(int client, uint64_t handle);
   void OnRepl(uint32_t id);
+  // Faults (sim_faults.cc): one function per kind, and the steps that follow some of them.
+  void PushFault(const FaultAction& f, uint8_t step, int64_t at_us);
   void OnFault(uint32_t id);
+  void Report(const FaultRecord& r) {
+    if (on_fault_) on_fault_(now_us_, r);
+  }
+  void PauseClient(const FaultAction& f);
+  void ResumeClient(int client);
+  void CrashClient(const FaultAction& f);
+  void CrashNode(const FaultAction& f);
+  void RestartNode(const FaultAction& f);
+  void PauseNode(const FaultAction& f);
+  void ResumeNode(int endpoint);
+  void JumpNodeClock(const FaultAction& f);
+  void BeginFailover(const FaultAction& f);
+  void PromoteReplica();
+  NodeState& NodeAt(int endpoint);
   bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
   void CountCommand(int client, const Command& cmd);
   void FireTriggers(int client, const std::string& name);
@@ -215,7 +212,7 @@ class Simulator {
   int64_t now_us_ = 0;
   uint64_t seq_ = 0;
   int64_t events_ = 0;
-  Rng net_rng_;
+  Network net_;
   EventHeap<Event> queue_;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
@@ -225,9 +222,7 @@ class Simulator {
   std::vector<ReplItem> repl_;
   std::vector<uint32_t> free_repl_;
   std::vector<Fault> faults_;
-  std::vector<Matcher> matchers_;
-  std::vector<Trigger> triggers_;
-  std::vector<Partition> partitions_;
+  std::vector<FaultAction> fired_;  // scratch: the on_send faults one command fires
   std::vector<std::pair<int, int>> messages_out_;  // (client, endpoint) to send a PUBLISH's message to
   std::vector<std::string> scratch_keys_;
   uint64_t use_seq_ = 0;    // identifies one use of an InFlight record
@@ -241,7 +236,5 @@ class Simulator {
   CommandObserver on_command_;
   FaultObserver on_fault_;
 };
-
-const char* SimFaultName(SimFault k);
 
 }  // namespace locklab::sim

@@ -29,8 +29,7 @@ void BM_SimulatedCommands(benchmark::State& state) {
     cfg.seed = 1;
     Simulator sim(cfg);
     for (int c = 0; c < clients; ++c) sim.StartClient(c, Loop(sim.env(c), rounds));
-    std::string err;
-    if (!sim.Run(&err)) state.SkipWithError(err.c_str());
+    if (const Status run = sim.Run(); !run.ok()) state.SkipWithError(run.message().c_str());
     total += sim.commands_total();
   }
   state.counters["commands_per_cpu_s"] = benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);

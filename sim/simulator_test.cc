@@ -33,7 +33,7 @@ TEST(Simulator, CommandRoundTripTakesTwoDelaysAndService) {
 
 TEST(Simulator, PausedNodeMeansTimeoutButTheCommandStillLands) {
   Simulator sim(Config());
-  sim.PlanFault(SimFault::kPauseNode, 0, 0, 0, 200'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPauseNode, 0, 0, 0, 200'000, 0));
   Seen seen;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("SET", "k", "v")}, seen));
   ASSERT_TRUE(RunOk(sim));
@@ -43,7 +43,7 @@ TEST(Simulator, PausedNodeMeansTimeoutButTheCommandStillLands) {
   // Run() ends when the client is done; the SET has not run yet. Keep the node busy later.
   Seen later;
   Simulator sim2(Config());
-  sim2.PlanFault(SimFault::kPauseNode, 0, 0, 0, 60'000, 0);
+  Plan(sim2, Fault(FaultAction::Kind::kPauseNode, 0, 0, 0, 60'000, 0));
   auto two = [](Simulator& s, Env& env, Seen& out) -> Task<void> {
     Reply r1 = co_await env.Send(0, Command::Of("SET", "k", "v"));
     co_await env.SleepMs(100);
@@ -59,7 +59,7 @@ TEST(Simulator, PausedNodeMeansTimeoutButTheCommandStillLands) {
 
 TEST(Simulator, PausedClientGetsItsReplyAfterThePause) {
   Simulator sim(Config());
-  sim.PlanFault(SimFault::kPauseClient, 50, 0, 0, 10'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPauseClient, 50, 0, 0, 10'000, 0));
   Seen seen;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("PING")}, seen));
   ASSERT_TRUE(RunOk(sim));
@@ -69,7 +69,7 @@ TEST(Simulator, PausedClientGetsItsReplyAfterThePause) {
 
 TEST(Simulator, PauseFreezesBackgroundTasksToo) {
   Simulator sim(Config());
-  sim.PlanFault(SimFault::kPauseClient, 1'500, 0, 0, 10'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPauseClient, 1'500, 0, 0, 10'000, 0));
   std::vector<int64_t> ticks;
   auto ticker = [](Simulator& s, Env& env, std::vector<int64_t>& out) -> Task<void> {
     for (int i = 0; i < 5; ++i) {
@@ -91,7 +91,7 @@ TEST(Simulator, PauseFreezesBackgroundTasksToo) {
 
 TEST(Simulator, CrashedClientNeverResumes) {
   Simulator sim(Config(2));
-  sim.PlanFault(SimFault::kCrashClient, 150, 0, 0, 0, 0);
+  Plan(sim, Fault(FaultAction::Kind::kCrashClient, 150, 0, 0, 0, 0));
   Seen a, b;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("SET", "a", "1"), Command::Of("SET", "a", "2")}, a));
   sim.StartClient(1, SendEach(sim, sim.env(1), {Command::Of("PING"), Command::Of("PING")}, b));
@@ -104,8 +104,8 @@ TEST(Simulator, CrashedClientNeverResumes) {
 
 TEST(Simulator, CrashedNodeRefusesAndRestartsEmpty) {
   Simulator sim(Config());
-  sim.PlanFault(SimFault::kCrashNode, 300, 0, 0, 0, 0);
-  sim.PlanFault(SimFault::kRestartNode, 700, 0, 0, 0, 0);
+  Plan(sim, Fault(FaultAction::Kind::kCrashNode, 300, 0, 0, 0, 0));
+  Plan(sim, Fault(FaultAction::Kind::kRestartNode, 700, 0, 0, 0, 0));
   auto steps = [](Simulator& s, Env& env, Seen& out) -> Task<void> {
     out.replies.push_back(co_await env.Send(0, Command::Of("SET", "k", "v")));
     out.replies.push_back(co_await env.Send(0, Command::Of("GET", "k")));  // arrives at 302: down
@@ -122,7 +122,7 @@ TEST(Simulator, CrashedNodeRefusesAndRestartsEmpty) {
 
 TEST(Simulator, NodeClockJumpExpiresKeys) {
   Simulator sim(Config());
-  sim.PlanFault(SimFault::kNodeClockJump, 1'000, 0, 0, 0, 120'000'000);
+  Plan(sim, Fault(FaultAction::Kind::kNodeClockJump, 1'000, 0, 0, 0, 120'000'000));
   auto steps = [](Env& env, Seen& out) -> Task<void> {
     out.replies.push_back(co_await env.Send(0, Command::Of("SET", "k", "v", "PX", "60000")));
     co_await env.SleepMs(2);
@@ -137,7 +137,7 @@ TEST(Simulator, NodeClockJumpExpiresKeys) {
 
 TEST(Simulator, PartitionTimesOutOnlyThatPair) {
   Simulator sim(Config(1, 2));
-  sim.PlanFault(SimFault::kPartition, 0, 0, 1, 1'000'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPartition, 0, 0, 1, 1'000'000, 0));
   Seen n0, n1;
   auto both = [&](Env& env) -> Task<void> {
     n0.replies.push_back(co_await env.Send(0, Command::Of("PING")));
@@ -156,7 +156,7 @@ TEST(Simulator, FailoverLosesUnreplicatedWrites) {
   Simulator sim(cfg);
   // "old" reaches the replica (written at ~100 µs, replicated by ~5.1 ms); "new" is written at
   // ~10.3 ms and the master dies at 11 ms, before its replication.
-  sim.PlanFault(SimFault::kFailover, 11'000, 0, 0, 0, 0);
+  Plan(sim, Fault(FaultAction::Kind::kFailover, 11'000, 0, 0, 0, 0));
   auto steps = [](Env& env, Seen& out) -> Task<void> {
     co_await env.Send(0, Command::Of("SET", "old", "1"));
     co_await env.SleepMs(10);
@@ -174,7 +174,7 @@ TEST(Simulator, FailoverLosesUnreplicatedWrites) {
 
 TEST(Simulator, TargetedDelayHitsOnlyTheNamedOccurrence) {
   Simulator sim(Config());
-  sim.DelayMessage(0, "get", 2, 7'000);
+  Plan(sim, Delay(0, "get", 2, 7'000));
   Seen seen;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("GET", "a"), Command::Of("GET", "a"), Command::Of("GET", "a")}, seen));
   ASSERT_TRUE(RunOk(sim));
@@ -186,14 +186,13 @@ TEST(Simulator, TargetedDelayHitsOnlyTheNamedOccurrence) {
 // What the node executed (true time, client, command name) and which client faults were applied.
 struct Trace {
   std::vector<std::tuple<int64_t, int, std::string>> executed;
-  std::vector<std::tuple<int64_t, int, SimFault, std::string>> faults;
+  std::vector<std::tuple<int64_t, int, Ev, std::string>> faults;
   void Attach(Simulator& sim) {
     sim.set_command_observer([this](int64_t t, int client, int, const Command& c, const Reply&) {
       executed.emplace_back(t, client, c.Name());
     });
-    sim.set_fault_observer([this](int64_t t, int client, SimFault kind, int64_t, const std::string& detail) {
-      faults.emplace_back(t, client, kind, detail);
-    });
+    sim.set_fault_observer(
+        [this](int64_t t, const FaultRecord& r) { faults.emplace_back(t, r.client, r.type, r.detail); });
   }
 };
 
@@ -201,7 +200,7 @@ TEST(SimulatorOnSend, PauseOnGetHoldsItsReplyAndTheNextCommand) {
   Simulator sim(Config());
   Trace trace;
   trace.Attach(sim);
-  sim.PlanFaultOnSend(SimFault::kPauseClient, 0, "get", 1, 500'000, "on its 1st GET");
+  Plan(sim, OnSend(FaultAction::Kind::kPauseClient, 0, "get", 1, 500'000));
   Seen seen;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("GET", "k"), Command::Of("SET", "k", "v")}, seen));
   ASSERT_TRUE(RunOk(sim));
@@ -217,16 +216,16 @@ TEST(SimulatorOnSend, PauseOnGetHoldsItsReplyAndTheNextCommand) {
   EXPECT_TRUE(seen.replies[1].is_ok());
   EXPECT_EQ(seen.at_us[1], 500'202);
   ASSERT_EQ(trace.faults.size(), 2u);
-  EXPECT_EQ(trace.faults[0], std::make_tuple(int64_t{0}, 0, SimFault::kPauseClient,
+  EXPECT_EQ(trace.faults[0], std::make_tuple(int64_t{0}, 0, Ev::kPauseStart,
                                              std::string("pause 500 ms on its 1st GET")));
-  EXPECT_EQ(trace.faults[1], std::make_tuple(int64_t{500'000}, 0, SimFault::kPauseClientEnd, std::string("resume")));
+  EXPECT_EQ(trace.faults[1], std::make_tuple(int64_t{500'000}, 0, Ev::kPauseEnd, std::string("resume")));
 }
 
 TEST(SimulatorOnSend, CrashOnSetnxLetsItLandButNothingAfter) {
   Simulator sim(Config(2));
   Trace trace;
   trace.Attach(sim);
-  sim.PlanFaultOnSend(SimFault::kCrashClient, 0, "SETNX", 1, 0, "on its 1st SETNX");
+  Plan(sim, OnSend(FaultAction::Kind::kCrashClient, 0, "SETNX", 1, 0));
   Seen a;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("SETNX", "k", "v"), Command::Of("EXPIRE", "k", "10")}, a));
   // Client 1 keeps the run going past the SETNX's arrival.
@@ -239,23 +238,23 @@ TEST(SimulatorOnSend, CrashOnSetnxLetsItLandButNothingAfter) {
   EXPECT_EQ(std::get<2>(trace.executed[0]), "SETNX");
   EXPECT_EQ(sim.commands_by_client()[0], 1);
   ASSERT_EQ(trace.faults.size(), 1u);
-  EXPECT_EQ(trace.faults[0], std::make_tuple(int64_t{0}, 0, SimFault::kCrashClient, std::string("crash on its 1st SETNX")));
+  EXPECT_EQ(trace.faults[0], std::make_tuple(int64_t{0}, 0, Ev::kCrash, std::string("crash on its 1st SETNX")));
 }
 
 TEST(SimulatorOnSend, StarMatchesTheNthCommandOfAnyNameOfThatClientOnly) {
   Simulator sim(Config(2));
   Trace trace;
   trace.Attach(sim);
-  sim.PlanFaultOnSend(SimFault::kPauseClient, 0, "*", 2, 10'000);
+  Plan(sim, OnSend(FaultAction::Kind::kPauseClient, 0, "*", 2, 10'000));
   // Client 0 sends the only PING, but this trigger is client 1's: it never fires.
-  sim.PlanFaultOnSend(SimFault::kPauseClient, 1, "PING", 1, 10'000);
+  Plan(sim, OnSend(FaultAction::Kind::kPauseClient, 1, "PING", 1, 10'000));
   Seen a, b;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("PING"), Command::Of("GET", "a"), Command::Of("SET", "a", "1")}, a));
   sim.StartClient(1, SendEach(sim, sim.env(1), {Command::Of("GET", "b"), Command::Of("GET", "b"), Command::Of("GET", "b")}, b));
   ASSERT_TRUE(RunOk(sim));
   ASSERT_EQ(trace.faults.size(), 2u);  // one pause and its end, both client 0's
   EXPECT_EQ(std::get<1>(trace.faults[0]), 0);
-  EXPECT_EQ(std::get<2>(trace.faults[0]), SimFault::kPauseClient);
+  EXPECT_EQ(std::get<2>(trace.faults[0]), Ev::kPauseStart);
   // It began when the GET (client 0's 2nd command) was sent, i.e. when the PING's reply came.
   EXPECT_EQ(std::get<0>(trace.faults[0]), a.at_us[0]);
   ASSERT_EQ(a.replies.size(), 3u);
@@ -267,7 +266,7 @@ TEST(SimulatorOnSend, StarMatchesTheNthCommandOfAnyNameOfThatClientOnly) {
 
 TEST(Simulator, TargetedDelayWithStarCountsEveryCommand) {
   Simulator sim(Config());
-  sim.DelayMessage(0, "*", 2, 7'000);
+  Plan(sim, Delay(0, "*", 2, 7'000));
   Seen seen;
   sim.StartClient(0, SendEach(sim, sim.env(0), {Command::Of("SET", "a", "1"), Command::Of("DEL", "a"), Command::Of("GET", "a")}, seen));
   ASSERT_TRUE(RunOk(sim));
@@ -320,8 +319,7 @@ TEST(Simulator, SameSeedSameSchedule) {
     std::vector<Seen> seen(4);
     for (int c = 0; c < 4; ++c)
       sim.StartClient(c, SendEach(sim, sim.env(c), {Command::Of("INCR", "n"), Command::Of("INCR", "n")}, seen[c]));
-    std::string err;
-    sim.Run(&err);
+    (void)sim.Run();
     std::vector<int64_t> out;
     for (auto& s : seen)
       for (size_t i = 0; i < s.replies.size(); ++i) {
@@ -342,9 +340,9 @@ TEST(Simulator, StallIsAnErrorNotAHang) {
     for (;;) co_await env.SleepMs(1);
   };
   sim.StartClient(0, forever(sim.env(0)));
-  std::string err;
-  EXPECT_FALSE(sim.Run(&err));
-  EXPECT_NE(err.find("time limit"), std::string::npos);
+  const Status run = sim.Run();
+  EXPECT_FALSE(run.ok());
+  EXPECT_NE(run.message().find("time limit"), std::string::npos);
 }
 
 }  // namespace

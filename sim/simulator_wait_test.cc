@@ -89,7 +89,7 @@ TEST(SimulatorBlpop, TimeoutGivesNilAtTheRightVirtualTime) {
 
 TEST(SimulatorBlpop, NodeClockJumpTimesItOutEarly) {
   Simulator sim(Config(1, 1, 50'000));
-  sim.PlanFault(SimFault::kNodeClockJump, 100'000, 0, 0, 0, 10'000'000);  // +10 s at 100 ms
+  Plan(sim, Fault(FaultAction::Kind::kNodeClockJump, 100'000, 0, 0, 0, 10'000'000));  // +10 s at 100 ms
   Seen seen;
   sim.StartClient(0, SendAt(sim, sim.env(0), 0, Command::Of("BLPOP", "q", "5"), seen));
   ASSERT_TRUE(RunOk(sim));
@@ -115,7 +115,7 @@ TEST(SimulatorBlpop, ALongBlpopIsNotCutByTheCommandTimeout) {
 TEST(SimulatorBlpop, ParkedPastItsCallersDeadlineTheCallerTimesOutAndTheElementIsStillTaken) {
   // The node stops for 3 s while the BLPOP is parked: its caller's deadline (1 s + 0.5 s) passes.
   Simulator sim(Config(2, 1, /*timeout_us=*/1'000'000));
-  sim.PlanFault(SimFault::kPauseNode, 10'000, 0, 0, 3'000'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPauseNode, 10'000, 0, 0, 3'000'000, 0));
   Seen waiter, pusher;
   sim.StartClient(0, SendAt(sim, sim.env(0), 0, Command::Of("BLPOP", "q", "0.5"), waiter));
   sim.StartClient(1, SendAt(sim, sim.env(1), 5'000, Command::Of("LLEN", "q"), pusher));
@@ -154,7 +154,7 @@ TEST(SimulatorBlpop, LaterCommandsOfTheSameConnectionWaitBehindIt) {
 
 TEST(SimulatorBlpop, ANodeCrashEndsItWithoutAReply) {
   Simulator sim(Config(1, 1, /*timeout_us=*/100'000));
-  sim.PlanFault(SimFault::kCrashNode, 50'000, 0, 0, 0, 0);
+  Plan(sim, Fault(FaultAction::Kind::kCrashNode, 50'000, 0, 0, 0, 0));
   Seen seen;
   sim.StartClient(0, SendAt(sim, sim.env(0), 0, Command::Of("BLPOP", "q", "1"), seen));
   ASSERT_TRUE(RunOk(sim));
@@ -272,7 +272,7 @@ TEST(SimulatorPubSub, WaitMessageTimesOutWhenNothingComes) {
 
 TEST(SimulatorPubSub, APausedSubscriberGetsItAfterItsPause) {
   Simulator sim(Config(2, 1, 50'000));
-  sim.PlanFault(SimFault::kPauseClient, 5'000, 0, 0, 100'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPauseClient, 5'000, 0, 0, 100'000, 0));
   bool got = false;
   int64_t at = -1;
   auto client0_2 = [&](Env& env) -> Task<void> {
@@ -290,7 +290,7 @@ TEST(SimulatorPubSub, APausedSubscriberGetsItAfterItsPause) {
 
 TEST(SimulatorPubSub, APausedWaitersTimerIsHeldToo) {
   Simulator sim(Config(1, 1, 50'000));
-  sim.PlanFault(SimFault::kPauseClient, 5'000, 0, 0, 100'000, 0);
+  Plan(sim, Fault(FaultAction::Kind::kPauseClient, 5'000, 0, 0, 100'000, 0));
   bool got = true;
   int64_t at = -1;
   auto client0_3 = [&](Env& env) -> Task<void> {
@@ -306,7 +306,7 @@ TEST(SimulatorPubSub, APausedWaitersTimerIsHeldToo) {
 
 TEST(SimulatorPubSub, SubscribeTwiceIsOneSubscriptionAndCrashedNodesRefuse) {
   Simulator sim(Config(2, 2, 50'000));
-  sim.PlanFault(SimFault::kCrashNode, 0, 1, 0, 0, 0);
+  Plan(sim, Fault(FaultAction::Kind::kCrashNode, 0, 1, 0, 0, 0));
   std::vector<bool> results;
   Seen pub;
   auto client0_4 = [&](Env& env) -> Task<void> {
@@ -330,7 +330,7 @@ TEST(SimulatorPubSub, SubscribeTwiceIsOneSubscriptionAndCrashedNodesRefuse) {
 
 TEST(SimulatorPubSub, PartitionedOrCrashedAwaySubscribersMissMessages) {
   Simulator sim(Config(3, 1, 50'000));
-  sim.PlanFault(SimFault::kPartition, 5'000, 0, 0, 10'000, 0);  // client 0 cut off 5..15 ms
+  Plan(sim, Fault(FaultAction::Kind::kPartition, 5'000, 0, 0, 10'000, 0));  // client 0 cut off 5..15 ms
   std::vector<bool> a, b;
   Seen pub;
   auto client0_5 = [&](Env& env) -> Task<void> {
@@ -345,8 +345,8 @@ TEST(SimulatorPubSub, PartitionedOrCrashedAwaySubscribersMissMessages) {
     b.push_back(co_await env.WaitMessage(40'000));
   };
   sim.StartClient(1, client1_6(sim.env(1)));
-  sim.PlanFault(SimFault::kCrashNode, 30'000, 0, 0, 0, 0);
-  sim.PlanFault(SimFault::kRestartNode, 35'000, 0, 0, 0, 0);
+  Plan(sim, Fault(FaultAction::Kind::kCrashNode, 30'000, 0, 0, 0, 0));
+  Plan(sim, Fault(FaultAction::Kind::kRestartNode, 35'000, 0, 0, 0, 0));
   auto client2_7 = [&](Env& env) -> Task<void> {
     co_await env.SleepMs(10);
     pub.Add(sim, co_await env.Send(0, Command::Of("PUBLISH", "ch", "1")));
@@ -411,8 +411,8 @@ std::vector<std::string> Story(uint64_t seed) {
       }
     }(sim, sim.env(c), c, out));
   }
-  std::string err;
-  EXPECT_TRUE(sim.Run(&err)) << err;
+  const Status run = sim.Run();
+  EXPECT_TRUE(run.ok()) << run.message();
   return out;
 }
 

@@ -224,6 +224,77 @@ Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::v
   return CallImpl(argv, now_ms, touched, nullptr);
 }
 
+Reply Store::Get(Argv argv, int64_t now_ms) {
+  const Entry* e = Live(argv[1], now_ms);
+  if (e && e->is_list) return Reply::Error(kWrongType);
+  return e ? Reply::Str(e->value) : Reply::Nil();
+}
+
+Reply Store::Setnx(Argv argv, int64_t now_ms, Touched touched) {
+  if (Live(argv[1], now_ms)) return Reply::Int(0);
+  map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), -1});
+  Touch(touched, argv[1]);
+  return Reply::Int(1);
+}
+
+// Like SET without options: the old TTL goes too.
+Reply Store::Getset(Argv argv, int64_t now_ms, Touched touched) {
+  Entry* e = Live(argv[1], now_ms);
+  if (e && e->is_list) return Reply::Error(kWrongType);
+  Reply old = Reply::Nil();
+  if (e) {
+    old = Reply::Str(std::move(e->value));
+    e->value.assign(argv[2]);
+    e->expire_at_ms = -1;
+  } else {
+    map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), -1});
+  }
+  Touch(touched, argv[1]);
+  return old;
+}
+
+Reply Store::Del(Argv argv, int64_t now_ms, Touched touched) {
+  int64_t removed = 0;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (Live(argv[i], now_ms) == nullptr) continue;
+    map_.erase(map_.find(argv[i]));
+    Touch(touched, argv[i]);
+    ++removed;
+  }
+  return Reply::Int(removed);
+}
+
+// Counts a key named twice twice, as Redis does.
+Reply Store::Exists(Argv argv, int64_t now_ms) {
+  int64_t found = 0;
+  for (size_t i = 1; i < argv.size(); ++i) found += Live(argv[i], now_ms) != nullptr;
+  return Reply::Int(found);
+}
+
+Reply Store::Ttl(Argv argv, int64_t now_ms, bool in_ms) {
+  const Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return Reply::Int(-2);
+  if (e->expire_at_ms == -1) return Reply::Int(-1);
+  const int64_t ttl_ms = std::max<int64_t>(0, e->expire_at_ms - now_ms);
+  if (in_ms) return Reply::Int(ttl_ms);
+  // Rounded to the nearest second, as Redis does with (ttl+500)/1000 (wrapping like C would
+  // rather than overflowing, for a deadline near INT64_MAX).
+  return Reply::Int(static_cast<int64_t>(static_cast<uint64_t>(ttl_ms) + 500) / 1000);
+}
+
+Reply Store::Ping(Argv argv) {
+  if (argv.size() > 2) return ArityError("ping");
+  return argv.size() == 2 ? Reply::Str(std::string(argv[1])) : Reply::Status("PONG");
+}
+
+Reply Store::Llen(Argv argv, int64_t now_ms) {
+  const Entry* e = Live(argv[1], now_ms);
+  if (e == nullptr) return Reply::Int(0);
+  if (!e->is_list) return Reply::Error(kWrongType);
+  return Reply::Int(static_cast<int64_t>(e->list.size()));
+}
+
+// A flat switch: one command each.
 Reply Store::CallImpl(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
                       BlockRequest* block) {
   // Redis checks the name before the arity.
@@ -231,93 +302,29 @@ Reply Store::CallImpl(std::span<const std::string_view> argv, int64_t now_ms, st
   if (info == nullptr) return UnknownCommand(argv);
   const auto argc = static_cast<int>(argv.size());
   if (info->arity > 0 ? argc != info->arity : argc < -info->arity) return ArityError(info->name);
-
   switch (info->cmd) {
-    case Cmd::kSet:
-      return Set(argv, now_ms, touched);
-    case Cmd::kGet: {
-      const Entry* e = Live(argv[1], now_ms);
-      if (e && e->is_list) return Reply::Error(kWrongType);
-      return e ? Reply::Str(e->value) : Reply::Nil();
-    }
-    case Cmd::kSetnx: {
-      if (Live(argv[1], now_ms)) return Reply::Int(0);
-      map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), -1});
-      Touch(touched, argv[1]);
-      return Reply::Int(1);
-    }
-    case Cmd::kGetset: {  // like SET without options: the old TTL goes too
-      Entry* e = Live(argv[1], now_ms);
-      if (e && e->is_list) return Reply::Error(kWrongType);
-      Reply old = Reply::Nil();
-      if (e) {
-        old = Reply::Str(std::move(e->value));
-        e->value.assign(argv[2]);
-        e->expire_at_ms = -1;
-      } else {
-        map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), -1});
-      }
-      Touch(touched, argv[1]);
-      return old;
-    }
-    case Cmd::kDel: {
-      int64_t removed = 0;
-      for (size_t i = 1; i < argv.size(); ++i) {
-        if (Live(argv[i], now_ms) == nullptr) continue;
-        map_.erase(map_.find(argv[i]));
-        Touch(touched, argv[i]);
-        ++removed;
-      }
-      return Reply::Int(removed);
-    }
-    case Cmd::kExists: {  // counts a key named twice twice, as Redis does
-      int64_t found = 0;
-      for (size_t i = 1; i < argv.size(); ++i) found += Live(argv[i], now_ms) != nullptr;
-      return Reply::Int(found);
-    }
-    case Cmd::kExpire:
-      return Expire(argv, 1000, now_ms, touched);
-    case Cmd::kPexpire:
-      return Expire(argv, 1, now_ms, touched);
-    case Cmd::kPttl:
-    case Cmd::kTtl: {
-      const Entry* e = Live(argv[1], now_ms);
-      if (e == nullptr) return Reply::Int(-2);
-      if (e->expire_at_ms == -1) return Reply::Int(-1);
-      const int64_t ttl_ms = std::max<int64_t>(0, e->expire_at_ms - now_ms);
-      if (info->cmd == Cmd::kPttl) return Reply::Int(ttl_ms);
-      // Rounded to the nearest second, as Redis does with (ttl+500)/1000 (wrapping like C would
-      // rather than overflowing, for a deadline near INT64_MAX).
-      return Reply::Int(static_cast<int64_t>(static_cast<uint64_t>(ttl_ms) + 500) / 1000);
-    }
-    case Cmd::kIncr:
-      return Incr(argv[1], now_ms, touched);
-    case Cmd::kPing:
-      if (argc > 2) return ArityError(info->name);
-      return argc == 2 ? Reply::Str(std::string(argv[1])) : Reply::Status("PONG");
-    case Cmd::kFlushall:
-      return Flushall(argv, touched);
-    case Cmd::kLpush:
-    case Cmd::kRpush:
-      return Push(argv, info->cmd == Cmd::kLpush, now_ms, touched);
-    case Cmd::kLpop:
-      return Lpop(argv, now_ms, touched);
-    case Cmd::kLlen: {
-      const Entry* e = Live(argv[1], now_ms);
-      if (e == nullptr) return Reply::Int(0);
-      if (!e->is_list) return Reply::Error(kWrongType);
-      return Reply::Int(static_cast<int64_t>(e->list.size()));
-    }
-    case Cmd::kLtrim:
-      return Ltrim(argv, now_ms, touched);
-    case Cmd::kLrange:
-      return Lrange(argv, now_ms);
-    case Cmd::kLrem:
-      return Lrem(argv, now_ms, touched);
-    case Cmd::kBlpop:
-      return Blpop(argv, now_ms, touched, block);
-    case Cmd::kPublish:
-      return Reply::Int(publish_ ? publish_(argv[1], argv[2]) : 0);
+    case Cmd::kSet: return Set(argv, now_ms, touched);
+    case Cmd::kGet: return Get(argv, now_ms);
+    case Cmd::kSetnx: return Setnx(argv, now_ms, touched);
+    case Cmd::kGetset: return Getset(argv, now_ms, touched);
+    case Cmd::kDel: return Del(argv, now_ms, touched);
+    case Cmd::kExists: return Exists(argv, now_ms);
+    case Cmd::kExpire: return Expire(argv, 1000, now_ms, touched);
+    case Cmd::kPexpire: return Expire(argv, 1, now_ms, touched);
+    case Cmd::kPttl: return Ttl(argv, now_ms, /*in_ms=*/true);
+    case Cmd::kTtl: return Ttl(argv, now_ms, /*in_ms=*/false);
+    case Cmd::kIncr: return Incr(argv[1], now_ms, touched);
+    case Cmd::kPing: return Ping(argv);
+    case Cmd::kFlushall: return Flushall(argv, touched);
+    case Cmd::kLpush: return Push(argv, /*head=*/true, now_ms, touched);
+    case Cmd::kRpush: return Push(argv, /*head=*/false, now_ms, touched);
+    case Cmd::kLpop: return Lpop(argv, now_ms, touched);
+    case Cmd::kLlen: return Llen(argv, now_ms);
+    case Cmd::kLtrim: return Ltrim(argv, now_ms, touched);
+    case Cmd::kLrange: return Lrange(argv, now_ms);
+    case Cmd::kLrem: return Lrem(argv, now_ms, touched);
+    case Cmd::kBlpop: return Blpop(argv, now_ms, touched, block);
+    case Cmd::kPublish: return Reply::Int(publish_ ? publish_(argv[1], argv[2]) : 0);
   }
   return UnknownCommand(argv);  // not reached
 }

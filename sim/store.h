@@ -133,6 +133,17 @@ class Store {
   Reply Ltrim(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
   Reply Lrem(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
   Reply Lrange(std::span<const std::string_view> argv, int64_t now_ms);
+  // One command each (CallImpl checked the name and the arity).
+  using Argv = std::span<const std::string_view>;
+  using Touched = std::vector<std::string>*;
+  Reply Get(Argv argv, int64_t now_ms);
+  Reply Setnx(Argv argv, int64_t now_ms, Touched touched);
+  Reply Getset(Argv argv, int64_t now_ms, Touched touched);
+  Reply Del(Argv argv, int64_t now_ms, Touched touched);
+  Reply Exists(Argv argv, int64_t now_ms);
+  Reply Ttl(Argv argv, int64_t now_ms, bool in_ms);
+  Reply Ping(Argv argv);
+  Reply Llen(Argv argv, int64_t now_ms);
   Reply CallImpl(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
                  BlockRequest* block);
 

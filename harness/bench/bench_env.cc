@@ -95,18 +95,16 @@ bool Selected(const BenchPeersOptions& o, const std::string& id) {
 Result<std::vector<std::map<std::string, int64_t>>> SnapshotStats(const RedisServers& s) {
   std::vector<std::map<std::string, int64_t>> out;
   for (int i = 0; i < s.count(); ++i) {
-    std::string text, error;
-    if (!s.Query(i, {"INFO", "commandstats"}, &text, &error)) return Status::Failed(error);
-    out.push_back(ParseCommandStats(text));
+    const Result<std::string> text = s.Query(i, {"INFO", "commandstats"});
+    if (!text.ok()) return text.status();
+    out.push_back(ParseCommandStats(*text));
   }
   return out;
 }
 
 Status FlushAll(const RedisServers& s) {
-  for (int i = 0; i < s.count(); ++i) {
-    std::string text, error;
-    if (!s.Query(i, {"FLUSHALL"}, &text, &error)) return Status::Failed(error);
-  }
+  for (int i = 0; i < s.count(); ++i)
+    if (const Result<std::string> r = s.Query(i, {"FLUSHALL"}); !r.ok()) return r.status();
   return Status::Ok();
 }
 
@@ -168,15 +166,6 @@ std::string PeerVersion(const BenchEnv& env, const Impl& impl, const json& summa
 
 std::string LocklabVersion() { return std::string(ToolVersion()) + " (" + GitSha() + ")"; }
 
-std::string RedisVersion(const RedisServers& s) {
-  std::string info, error;
-  if (!s.Query(0, {"INFO", "server"}, &info, &error)) return "";
-  const size_t at = info.find("redis_version:");
-  if (at == std::string::npos) return "";
-  const size_t end = info.find_first_of("\r\n", at);
-  return info.substr(at + 14, end == std::string::npos ? std::string::npos : end - at - 14);
-}
-
 namespace {
 
 // Pins every thread of process `pid` (0: this thread) to `cpu`. false when it cannot.
@@ -196,7 +185,7 @@ bool PinTo(pid_t pid, int cpu) {
 
 BenchSetUp::BenchSetUp(BenchEnv* env) : env_(env) {
   ProbePeers();
-  env_->redis_version = RedisVersion(*env_->servers);
+  env_->redis_version = env_->servers->Version();
   Pin();
   HoldIdlePoll();
   Progress("5 redis-server " + env_->redis_version + " on 127.0.0.1 ports " + Ports(*env_->servers, 5));

@@ -115,6 +115,5 @@ std::string Unavailable(const BenchEnv& env, const Impl& impl);
 // The library's version from the driver's summary line.
 std::string PeerVersion(const BenchEnv& env, const Impl& impl, const json& summary);
 std::string LocklabVersion();  // "VERSION (SHA)"
-std::string RedisVersion(const RedisServers& s);
 
 }  // namespace locklab::bench_peers

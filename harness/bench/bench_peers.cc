@@ -26,9 +26,9 @@ using bench_peers::BenchEnv;
 Result<std::unique_ptr<RedisServers>> StartServers(BenchEnv* env) {
   RedisServerOptions so;
   so.masters = 5;
-  std::string error;
-  std::unique_ptr<RedisServers> servers = RedisServers::Start(so, &error);
-  if (!servers) return Status::Failed(error);
+  Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
+  if (!started.ok()) return started.status();
+  std::unique_ptr<RedisServers> servers = std::move(started).value();
   env->servers = servers.get();
   env->tmp = servers->dir() + "/bench-peers";
   std::error_code ec;

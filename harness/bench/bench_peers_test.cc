@@ -246,8 +246,9 @@ Status PythonPeerInstalled() {
 void TinyRealRun(const std::vector<std::string>& program, const std::string& name) {
   std::string error;
   RedisServerOptions so;
-  std::unique_ptr<RedisServers> servers = RedisServers::Start(so, &error);
-  ASSERT_NE(servers, nullptr) << error;
+  Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  std::unique_ptr<RedisServers> servers = std::move(started).value();
   DriverCall call;
   call.argv = program;
   call.events_path = testing::TempDir() + "/tiny-" + name + ".jsonl";

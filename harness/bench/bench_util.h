@@ -19,21 +19,19 @@ inline constexpr int64_t kRunMs = 2000;
 
 // A RedisRuntime for cfg on servers it starts itself; nullptr after state.SkipWithError.
 inline std::unique_ptr<RedisRuntime> StartRedisRuntime(benchmark::State& state, const BackendConfig& cfg) {
-  std::string error;
-  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
-  if (!rt) {
-    state.SkipWithError(error.c_str());
+  Result<std::unique_ptr<Runtime>> rt = MakeRedisRuntime(cfg, {});
+  if (!rt.ok()) {
+    state.SkipWithError(rt.status().message().c_str());
     return nullptr;
   }
-  return std::unique_ptr<RedisRuntime>(static_cast<RedisRuntime*>(rt.release()));
+  return std::unique_ptr<RedisRuntime>(static_cast<RedisRuntime*>(rt->release()));
 }
 
 // Runs rt until its clients finish and adds the run's true time to *seconds; false after
 // state.SkipWithError.
 inline bool RunToEnd(benchmark::State& state, Runtime& rt, double* seconds) {
-  std::string error;
-  if (!rt.Run(RuntimeLimits{}, &error)) {
-    state.SkipWithError(error.c_str());
+  if (const Status run = rt.Run(RuntimeLimits{}); !run.ok()) {
+    state.SkipWithError(run.message().c_str());
     return false;
   }
   *seconds += static_cast<double>(rt.TrueNowUs()) / 1e6;

@@ -157,16 +157,15 @@ Result<int64_t> AwaitHolding(const PeerPause& p, ChildProcess& a) {
 // The pause's start and end (monotonic µs), or Failed.
 Result<std::pair<int64_t, int64_t>> StopAWhileBAcquires(const BenchPeersOptions& o, const PeerPause& p, ChildProcess& a,
                                                         ChildProcess& b) {
-  std::string error;
-  if (!a.Start(p.call_a.argv, p.call_a.extra_env, p.err_a, &error)) return Status::Failed("cannot start A: " + error);
+  if (Status st = a.Start(p.call_a.argv, p.call_a.extra_env, p.err_a); !st.ok()) return st.Prefixed("cannot start A");
   Result<int64_t> holding_at_us = AwaitHolding(p, a);
   if (!holding_at_us.ok()) return holding_at_us.status();
   SleepUntilUs(*holding_at_us + o.pause_at_ms * 1000);
   a.Signal(SIGSTOP);
   const int64_t stop_us = MonotonicNowUs();
-  if (!b.Start(p.call_b.argv, p.call_b.extra_env, p.err_b, &error)) {
+  if (Status st = b.Start(p.call_b.argv, p.call_b.extra_env, p.err_b); !st.ok()) {
     a.Signal(SIGCONT);
-    return Status::Failed("cannot start B: " + error);
+    return st.Prefixed("cannot start B");
   }
   SleepUntilUs(stop_us + o.pause_ms * 1000);
   a.Signal(SIGCONT);

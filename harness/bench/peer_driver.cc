@@ -72,9 +72,8 @@ DriverResult RunDriver(const DriverCall& call) {
   std::filesystem::remove(call.events_path, ec);
   const std::string err_path = call.events_path + ".stderr";
   ChildProcess child;
-  std::string error;
-  if (!child.Start(call.argv, call.extra_env, err_path, &error)) {
-    r.error = "cannot start " + (call.argv.empty() ? std::string("?") : call.argv[0]) + ": " + error;
+  if (Status st = child.Start(call.argv, call.extra_env, err_path); !st.ok()) {
+    r.error = "cannot start " + (call.argv.empty() ? std::string("?") : call.argv[0]) + ": " + st.message();
     return r;
   }
   std::string out;
@@ -89,9 +88,8 @@ std::string DefaultPeerModulesDir() { return std::string(BinaryDir()) + "/peers"
 Result<std::string> Probe(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
                           const std::string& tmp_dir) {
   ChildProcess c;
-  std::string err;
   const std::string err_path = tmp_dir + "/probe.stderr";
-  if (!c.Start(argv, extra_env, err_path, &err)) return Status::Failed(err);
+  if (Status st = c.Start(argv, extra_env, err_path); !st.ok()) return st;
   std::string out;
   int status = -1;
   const bool in_time = c.Finish(MonotonicNowUs() + 20'000'000, &out, &status);

@@ -28,9 +28,8 @@ Result<double> RedisBenchmarkRps(const RedisServers& servers, int index, int cli
                                    "-r", "100000", "-q"};
   argv.insert(argv.end(), command.begin(), command.end());
   ChildProcess c;
-  std::string err;
   const std::string err_path = servers.dir() + "/redis-benchmark.stderr";
-  if (!c.Start(argv, {}, err_path, &err)) return Status::Failed(err);
+  if (Status st = c.Start(argv, {}, err_path); !st.ok()) return st;
   std::string out;
   int status = -1;
   if (!c.Finish(MonotonicNowUs() + 60'000'000, &out, &status) || status != 0) {
@@ -46,11 +45,13 @@ Result<double> RedisBenchmarkRps(const RedisServers& servers, int index, int cli
 PairLimit MeasurePairLimit(const RedisServers& servers, int index, int clients) {
   PairLimit l;
   l.clients = clients;
-  std::string sha, error;
-  if (!servers.Query(index, {"SCRIPT", "LOAD", sim::GetScript(Script::kCompareAndDelete).lua}, &sha, &error)) {
-    l.status = Status::Failed("SCRIPT LOAD failed: " + error);
+  const Result<std::string> loaded =
+      servers.Query(index, {"SCRIPT", "LOAD", sim::GetScript(Script::kCompareAndDelete).lua});
+  if (!loaded.ok()) {
+    l.status = loaded.status().Prefixed("SCRIPT LOAD failed");
     return l;
   }
+  const std::string& sha = *loaded;
   const Result<double> set =
       RedisBenchmarkRps(servers, index, clients, {"SET", "bench:__rand_int__", "tok", "NX", "PX", "10000"});
   if (!set.ok()) {

@@ -164,14 +164,6 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   return Status::Ok();
 }
 
-std::string RedisVersion(const RedisServers& servers) {
-  std::string info, error;
-  if (!servers.Query(0, {"INFO", "server"}, &info, &error)) return "";
-  const size_t at = info.find("redis_version:");
-  if (at == std::string::npos) return "";
-  return info.substr(at + 14, info.find_first_of("\r\n", at) - at - 14);
-}
-
 }  // namespace
 
 Result<Calibration> Calibrate(const CalibrateOptions& options) {
@@ -183,10 +175,10 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
   run.Say("starting redis-server");
   RedisServerOptions so;
   so.redis_server_path = options.redis_server_path;
-  std::string error;
-  std::unique_ptr<RedisServers> servers = RedisServers::Start(so, &error);
-  if (!servers) return Status::Failed("cannot start redis-server: " + error);
-  out.context.redis_server_version = RedisVersion(*servers);
+  Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
+  if (!started.ok()) return started.status().Prefixed("cannot start redis-server");
+  std::unique_ptr<RedisServers> servers = std::move(started).value();
+  out.context.redis_server_version = servers->Version();
   NodeSamples ns;
   ClientSamples cs;
   {

@@ -34,9 +34,9 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, bool sle
   cfg.clients = clients;
   cfg.nodes = 1;
   cfg.command_timeout_us = 5'000'000;
-  std::string error;
-  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {address}, &error);
-  if (!rt) return Status::Failed("real runtime: " + error);
+  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
+  if (!made.ok()) return made.status().Prefixed("real runtime");
+  std::unique_ptr<Runtime> rt = std::move(made).value();
   History history;
   rt->set_history(&history);
   for (int c = 0; c < clients; ++c) {
@@ -46,7 +46,7 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, bool sle
   RuntimeLimits limits;
   limits.max_duration_us = 60'000'000;
   const double t0 = CpuUs();
-  if (!rt->Run(limits, &error)) return Status::Failed("real runtime run: " + error);
+  if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
   const double cpu = CpuUs() - t0;
   if (!sleeps && rt->Commands().total < static_cast<int64_t>(clients) * n)
     return Status::Failed("real runtime: fewer commands ran than sent");

@@ -25,12 +25,9 @@ namespace {
 int64_t NowUs() { return MonotonicNowUs(); }
 }  // namespace
 
-bool ChildProcess::Start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                         const std::string& stderr_path, std::string* error) {
-  if (argv.empty()) {
-    *error = "no program";
-    return false;
-  }
+Status ChildProcess::Start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                           const std::string& stderr_path) {
+  if (argv.empty()) return Status::Invalid("no program");
   std::set<std::string> overridden;
   for (const auto& e : extra_env) overridden.insert(e.substr(0, e.find('=')));
   std::vector<std::string> env_strings = extra_env;
@@ -44,10 +41,7 @@ bool ChildProcess::Start(const std::vector<std::string>& argv, const std::vector
   for (const auto& e : env_strings) ev.push_back(const_cast<char*>(e.c_str()));
   ev.push_back(nullptr);
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    *error = std::string("pipe: ") + std::strerror(errno);
-    return false;
-  }
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::Failed(std::string("pipe: ") + std::strerror(errno));
   const int err_fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   const pid_t pid = ForkManagedChild(null_fd);
@@ -61,14 +55,14 @@ bool ChildProcess::Start(const std::vector<std::string>& argv, const std::vector
   if (err_fd >= 0) close(err_fd);
   if (null_fd >= 0) close(null_fd);
   if (pid < 0) {
+    const Status failed = Status::Failed(std::string("fork: ") + std::strerror(errno));
     close(fds[0]);
-    *error = std::string("fork: ") + std::strerror(errno);
-    return false;
+    return failed;
   }
   pid_ = pid;
   out_fd_ = fds[0];
   fcntl(out_fd_, F_SETFL, fcntl(out_fd_, F_GETFL) | O_NONBLOCK);
-  return true;
+  return Status::Ok();
 }
 
 void ChildProcess::Signal(int sig) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
+
 namespace locklab {
 
 class ChildProcess {
@@ -21,9 +23,9 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   // Starts argv[0] (looked up in PATH) with this environment plus `extra_env` ("K=V", which
-  // override). false + *error when it cannot (a program that does not exist exits with 127).
-  bool Start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-             const std::string& stderr_path, std::string* error);
+  // override). Failed when it cannot (a program that does not exist exits with 127).
+  Status Start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+               const std::string& stderr_path);
 
   pid_t pid() const { return pid_; }
   void Signal(int sig);

@@ -69,6 +69,7 @@
 
 #include "algorithms/command.h"
 #include "algorithms/reply.h"
+#include "harness/testing/redis_test_util.h"
 #include "harness/real/hiredis_reply.h"
 #include "harness/real/redis_server.h"
 #include "sim/scripts.h"
@@ -181,9 +182,22 @@ class Gen {
     return Pick(kBadAmounts);
   }
 
+  // One command of the sequence, drawn by weight (out of 141), and the keys it touches.
   Step CommandStep() {
     Step s;
     const int64_t r = Uniform(1, 141);
+    if (r <= 79) {
+      StringStep(r, &s);
+    } else {
+      ListScriptStep(r, &s);
+    }
+    StepKeys(&s);
+    return s;
+  }
+
+  // Weights 1..79: the string commands.
+  void StringStep(int64_t r, Step* sp) {
+    Step& s = *sp;
     if (r <= 25) {
       SetStep(&s);
     } else if (r <= 30) {
@@ -210,7 +224,13 @@ class Gen {
     } else if (r <= 79) {
       s.cmd = Command::Of("INCR", Key());
       s.writer = true;
-    } else if (r <= 84) {
+    }
+  }
+
+  // Weights 80..141: EXISTS, the scripts, the lists, PUBLISH.
+  void ListScriptStep(int64_t r, Step* sp) {
+    Step& s = *sp;
+    if (r <= 84) {
       s.cmd = Command::Of("EXISTS");
       const int64_t n = Uniform(1, 3);
       for (int64_t i = 0; i < n; ++i) s.cmd.argv.push_back(Key());
@@ -262,6 +282,11 @@ class Gen {
     } else {
       s.cmd = Command::Of("PUBLISH", "chan", Value());
     }
+  }
+
+  // The keys a step touches (and, for a script, whether it goes as EVAL).
+  void StepKeys(Step* sp) {
+    Step& s = *sp;
     if (s.cmd.script != Script::kNone) {
       s.eval = Chance(30);
       s.keys.assign(s.cmd.argv.begin(), s.cmd.argv.begin() + s.cmd.num_keys);
@@ -274,7 +299,6 @@ class Gen {
     } else {
       s.keys = {s.cmd.argv[1]};
     }
-    return s;
   }
 
   // SET key value [NX|XX] [GET] [PX ms|EX s], options in random order, sometimes conflicting
@@ -434,27 +458,7 @@ class Runner {
         log += "  " + s.ToString() + "\n";
         continue;
       }
-      // Guard: wait while a touched key could reach its deadline during the command.
-      int64_t t0 = NowMs();
-      for (;;) {
-        int64_t until = -1;
-        for (const auto& k : s.keys) {
-          auto it = windows_.find(k);
-          if (it == windows_.end()) continue;
-          const Window& w = it->second;
-          if (t0 + kGuardMs > w.lo && t0 <= w.hi) until = std::max(until, w.hi + 1);
-          if (s.compare_ms && Overlap(t0, t0 + kGuardMs, *s.compare_ms, w))
-            until = std::max(until, w.hi - *s.compare_ms + 1);
-        }
-        if (until < 0) break;
-        ++stats_->guard_waits;
-        stats_->guard_wait_ms += until - t0;
-        std::snprintf(buf, sizeof buf, "  (guard: wait %" PRId64 " ms: a deadline is near)\n", until - t0);
-        log += buf;
-        SleepUntilMs(until);
-        t0 = NowMs();
-      }
-
+      const int64_t t0 = GuardWait(s, &log);
       std::vector<std::optional<sim::Entry>> before;
       for (const auto& k : s.keys) {
         before.push_back(store_.Snapshot(k));
@@ -470,39 +474,17 @@ class Runner {
       ++stats_->by_name[s.cmd.Name()];
       stats_->error_replies += sim_reply.is_error();
 
-      // Was any touched key's expiry ambiguous while the command ran (a stall past the guard)?
-      std::string stalled;
-      for (const auto& k : s.keys) {
-        auto it = windows_.find(k);
-        if (it == windows_.end()) continue;
-        if (!(t1 <= it->second.lo || t0 > it->second.hi)) stalled = k;
-        if (s.compare_ms && Overlap(t0, t1, *s.compare_ms, it->second)) stalled = k;
-      }
+      const std::string stalled = StalledKey(s, t0, t1);
       stats_->max_command_ms = std::max(stats_->max_command_ms, t1 - t0);
 
       std::snprintf(buf, sizeof buf, "  [%+" PRId64 "..%+" PRId64 " ms] ", t0 - start_ms_, t1 - start_ms_);
       std::string line = buf + s.ToString() + "  ->  sim " + ToString(sim_reply) + ", redis " + ToString(*redis_reply);
       std::string why;
       bool agree = Agree(s, sim_reply, *redis_reply, t0, t1, &why);
-      if (block.blocked) {
-        ++stats_->blpop_parked;
-        // Redis must have waited too: it answers nil once its clock is past its start + timeout.
-        if (agree && t1 - t0 < block.timeout_ms) {
-          agree = false;
-          why = "the sim store parks this BLPOP for " + std::to_string(block.timeout_ms) +
-                " ms, but redis answered after " + std::to_string(t1 - t0) + " ms";
-        }
-      } else if (s.cmd.script == Script::kNone && s.cmd.argv[0] == "BLPOP" && sim_reply.type == Reply::Type::kArray) {
-        ++stats_->blpop_popped;
-      }
+      agree = CheckBlpop(s, block, sim_reply, t1 - t0, agree, &why);
       if (!agree) {
         if (!stalled.empty()) {
-          ++stats_->inconclusive;
-          std::snprintf(buf, sizeof buf, " (command took %" PRId64 " ms)", t1 - t0);
-          if (stats_->inconclusive_notes.size() < 5)
-            stats_->inconclusive_notes.push_back("seed " + std::to_string(seed) + ": " + s.ToString() + ": key " +
-                                                 stalled + " near its deadline" + buf + ": sim " +
-                                                 ToString(sim_reply) + ", redis " + ToString(*redis_reply));
+          NoteInconclusive(seed, s, stalled, t1 - t0, sim_reply, *redis_reply);
           return "";
         }
         std::string out = "seed " + std::to_string(seed) + ": MISMATCH at step " + std::to_string(i + 1) + " of " +
@@ -514,28 +496,96 @@ class Runner {
         return out;
       }
       log += line + "\n";
-
-      // Update the expiry windows of the keys it touched.
-      for (size_t j = 0; j < s.keys.size(); ++j) {
-        const std::string& k = s.keys[j];
-        const std::optional<sim::Entry> after = store_.Snapshot(k);
-        if (!after || after->expire_at_ms == -1) {
-          windows_.erase(k);
-          continue;
-        }
-        if (!s.writer) continue;  // readers leave deadlines alone
-        const Window fresh{after->expire_at_ms, after->expire_at_ms + (t1 - t0)};
-        auto it = windows_.find(k);
-        const bool same_deadline = before[j] && before[j]->expire_at_ms == after->expire_at_ms;
-        if (same_deadline && it != windows_.end()) {
-          // Kept (INCR) or set again to the same ms: the server's deadline is in either window.
-          it->second = Window{std::min(it->second.lo, fresh.lo), std::max(it->second.hi, fresh.hi)};
-        } else {
-          windows_[k] = fresh;
-        }
-      }
+      UpdateWindows(s, before, t0, t1);
     }
     return "";
+  }
+
+  // Guard: waits while a touched key could reach its deadline during the command (bounded: each
+  // wait ends past a window, and windows only come from earlier steps). The time to go at.
+  int64_t GuardWait(const Step& s, std::string* log) {
+    char buf[96];
+    int64_t t0 = NowMs();
+    for (;;) {
+      int64_t until = -1;
+      for (const auto& k : s.keys) {
+        auto it = windows_.find(k);
+        if (it == windows_.end()) continue;
+        const Window& w = it->second;
+        if (t0 + kGuardMs > w.lo && t0 <= w.hi) until = std::max(until, w.hi + 1);
+        if (s.compare_ms && Overlap(t0, t0 + kGuardMs, *s.compare_ms, w))
+          until = std::max(until, w.hi - *s.compare_ms + 1);
+      }
+      if (until < 0) return t0;
+      ++stats_->guard_waits;
+      stats_->guard_wait_ms += until - t0;
+      std::snprintf(buf, sizeof buf, "  (guard: wait %" PRId64 " ms: a deadline is near)\n", until - t0);
+      *log += buf;
+      SleepUntilMs(until);
+      t0 = NowMs();
+    }
+  }
+
+  // A touched key whose expiry was ambiguous while the command ran (a stall past the guard), or "".
+  std::string StalledKey(const Step& s, int64_t t0, int64_t t1) const {
+    std::string stalled;
+    for (const auto& k : s.keys) {
+      auto it = windows_.find(k);
+      if (it == windows_.end()) continue;
+      if (!(t1 <= it->second.lo || t0 > it->second.hi)) stalled = k;
+      if (s.compare_ms && Overlap(t0, t1, *s.compare_ms, it->second)) stalled = k;
+    }
+    return stalled;
+  }
+
+  // A BLPOP the sim store parks: Redis must have waited too (it answers nil once its clock is
+  // past its start + timeout). `agree` as it stands after that check.
+  bool CheckBlpop(const Step& s, const sim::BlockRequest& block, const Reply& sim_reply, int64_t took_ms, bool agree,
+                  std::string* why) {
+    if (block.blocked) {
+      ++stats_->blpop_parked;
+      if (agree && took_ms < block.timeout_ms) {
+        *why = "the sim store parks this BLPOP for " + std::to_string(block.timeout_ms) +
+               " ms, but redis answered after " + std::to_string(took_ms) + " ms";
+        return false;
+      }
+    } else if (s.cmd.script == Script::kNone && s.cmd.argv[0] == "BLPOP" && sim_reply.type == Reply::Type::kArray) {
+      ++stats_->blpop_popped;
+    }
+    return agree;
+  }
+
+  void NoteInconclusive(uint64_t seed, const Step& s, const std::string& stalled, int64_t took_ms,
+                        const Reply& sim_reply, const Reply& redis_reply) {
+    char buf[96];
+    ++stats_->inconclusive;
+    std::snprintf(buf, sizeof buf, " (command took %" PRId64 " ms)", took_ms);
+    if (stats_->inconclusive_notes.size() < 5)
+      stats_->inconclusive_notes.push_back("seed " + std::to_string(seed) + ": " + s.ToString() + ": key " + stalled +
+                                           " near its deadline" + buf + ": sim " + ToString(sim_reply) + ", redis " +
+                                           ToString(redis_reply));
+  }
+
+  // Updates the expiry windows of the keys the step touched.
+  void UpdateWindows(const Step& s, const std::vector<std::optional<sim::Entry>>& before, int64_t t0, int64_t t1) {
+    for (size_t j = 0; j < s.keys.size(); ++j) {
+      const std::string& k = s.keys[j];
+      const std::optional<sim::Entry> after = store_.Snapshot(k);
+      if (!after || after->expire_at_ms == -1) {
+        windows_.erase(k);
+        continue;
+      }
+      if (!s.writer) continue;  // readers leave deadlines alone
+      const Window fresh{after->expire_at_ms, after->expire_at_ms + (t1 - t0)};
+      auto it = windows_.find(k);
+      const bool same_deadline = before[j] && before[j]->expire_at_ms == after->expire_at_ms;
+      if (same_deadline && it != windows_.end()) {
+        // Kept (INCR) or set again to the same ms: the server's deadline is in either window.
+        it->second = Window{std::min(it->second.lo, fresh.lo), std::max(it->second.hi, fresh.hi)};
+      } else {
+        windows_[k] = fresh;
+      }
+    }
   }
 
   void set_start_ms(int64_t ms) { start_ms_ = ms; }
@@ -588,8 +638,8 @@ TEST(Differential, SimStoreMatchesRedisServer) {
   std::string error;
   // Stopped by its destructor on every way out of this test (ASSERT returns, exceptions);
   // the server also dies with this thread (PR_SET_PDEATHSIG) if the test binary crashes.
-  std::unique_ptr<RedisServers> servers = RedisServers::Start(RedisServerOptions{}, &error);
-  ASSERT_TRUE(servers) << error;
+  std::unique_ptr<RedisServers> servers = StartServers(RedisServerOptions{});
+  ASSERT_TRUE(servers);
   timeval tv{2, 0};
   RedisPtr c(redisConnectWithTimeout("127.0.0.1", servers->port(0), tv));
   ASSERT_TRUE(c && c->err == 0) << (c ? c->errstr : "redisConnect failed");

@@ -11,15 +11,18 @@
 //    recorded in the history, then dropped). A node that cannot be reached gives kError
 //    (the command surely did not run); a connection lost with the command on it gives kTimeout
 //    (it may have run). A lost connection is re-made on the client's next command.
-//  - network (BackendConfig::net): each command is held in the runtime for a drawn one-way
-//    delay before it is written, each reply for another before delivery; a lost message is
-//    never written / never delivered (timeout). The delays actually applied are measured and
-//    reported in Notes().
+//  - network (BackendConfig::net): the simulator's model (sim/net_model.h, one sim::Network):
+//    every message (command, reply, SUBSCRIBE, its answer, published message) takes one hop,
+//    partition -> loss -> delay -> hold, judged when it leaves: a command is held in the
+//    runtime for its drawn one-way delay before it is written, a reply for another before
+//    delivery; a lost or partitioned message is never written / never delivered (timeout). The
+//    delays actually applied are measured and reported in Notes().
 //  - clients: a paused client resumes nothing until its pause ends (replies and timers that
 //    come due meanwhile are delivered after, in order); a crashed client resumes nothing ever
 //    again; its frames are destroyed when Run() returns. Its in-flight commands still reach
-//    Redis (they were on the wire). Monotonic clock = true time x (1 + drift); wall clock =
-//    CLOCK_REALTIME + offset + drift + jumps. Random() is xoshiro seeded by (seed, client).
+//    Redis (they were on the wire). Clocks are the simulator's model (sim/clock.h) over the real
+//    monotonic time: monotonic clock = true time x (1 + drift); wall clock = CLOCK_REALTIME +
+//    offset + drift + jumps. Random() is xoshiro seeded by (seed, client).
 //  - faults (PlanFault), at true times: client pause/crash/clock jump as above; node crash
 //    (SIGKILL), restart (same port, empty; commands are refused until it answers), pause
 //    (SIGSTOP, SIGCONT after duration_us), clock jump (the LD_PRELOAD clock shim), delayed
@@ -28,7 +31,9 @@
 //    failover (endpoint 0 must have a replica): at at_us the replica is stopped and cut off
 //    from the master (later writes on the master are not replicated), at at_us + duration_us
 //    the master is killed, the replica resumed and promoted, and endpoint 0 points at it.
-//    With existing servers (--redis), faults that need to control a server are refused.
+//    With existing servers (--redis), faults that need to control a server are refused. Plans
+//    are checked by ValidateFault (sim/fault.h), and each fault writes the same history record
+//    as in the simulator (FaultStartRecord & co.); how it was applied goes to Notes().
 //  - BLPOP: an ordinary command on the client's connection (so, as in Redis, the client's later
 //    commands to that node wait behind it); its deadline is command_timeout_us plus its own
 //    timeout. A timeout of 0 (block forever) is refused with an error reply, unsent, as the
@@ -60,9 +65,10 @@ namespace locklab {
 
 // Starts cfg.nodes servers (+ a replica of server 0 when cfg.with_replica) and connects to
 // them, or uses `existing_endpoints` ("HOST:PORT", one per node; then cfg.with_replica must
-// be false). nullptr + *error on failure (nothing left running).
-std::unique_ptr<Runtime> MakeRedisRuntime(const BackendConfig& cfg, const std::vector<std::string>& existing_endpoints,
-                                          std::string* error);
+// be false). Invalid for a bad config, Failed when the servers cannot be started or reached
+// (nothing left running).
+Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig& cfg,
+                                                  const std::vector<std::string>& existing_endpoints);
 
 // Makes `--backend redis` available to RunOne (harness/run/backends.h). Programs call it once
 // in main, before any run.
@@ -80,9 +86,9 @@ class RedisRuntime : public Runtime {
   void SetClientClock(int client, const ClockSetting& c) override;
   // Needs our own servers and the clock shim; otherwise Run() fails saying why.
   void SetNodeClock(int node, const ClockSetting& c) override;
-  bool PlanFault(const FaultAction& f, std::string* error) override;
+  Status PlanFault(const FaultAction& f) override;
   void StartClient(int client, Task<void> main) override;
-  bool Run(const RuntimeLimits& limits, std::string* error) override;
+  Status Run(const RuntimeLimits& limits) override;
   CommandStats Commands() const override;
   // How faults were applied, and (after Run) the INFO commandstats cross-check: what the servers
   // counted next to what the clients sent.
@@ -93,18 +99,18 @@ class RedisRuntime : public Runtime {
   // Calls per command name ("SET", "EVALSHA", ...) from INFO commandstats, summed over the
   // servers behind the endpoints now. Stats are reset when Run() starts, so they hold the
   // run's commands plus locklab's own (INFO, SCRIPT LOAD, ...) and miss those of a server
-  // that restarted. false + *error when a server cannot be asked.
-  bool ServerCommandStats(std::map<std::string, int64_t>* calls, std::string* error) const;
+  // that restarted. Failed when a server cannot be asked.
+  Result<std::map<std::string, int64_t>> ServerCommandStats() const;
   // "HOST:PORT" of endpoint i now (after a failover: the promoted replica).
   std::string endpoint_address(int endpoint) const;
   // One blocking command to endpoint i (outside the run's accounting), for tests and checks.
-  bool QueryEndpoint(int endpoint, const std::vector<std::string>& argv, std::string* out, std::string* error) const;
+  // The reply as QueryRedis gives it.
+  Result<std::string> QueryEndpoint(int endpoint, const std::vector<std::string>& argv) const;
   // Our servers, or nullptr when the endpoints were given.
   RedisServers* servers();
 
  private:
-  friend std::unique_ptr<Runtime> MakeRedisRuntime(const BackendConfig&, const std::vector<std::string>&,
-                                                   std::string*);
+  friend Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig&, const std::vector<std::string>&);
   struct Impl;
   explicit RedisRuntime(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

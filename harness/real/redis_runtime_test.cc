@@ -25,9 +25,7 @@ namespace {
 using K = FaultAction::Kind;
 
 std::unique_ptr<RedisRuntime> Make(const BackendConfig& cfg, const std::vector<std::string>& endpoints = {}) {
-  std::string error;
-  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, endpoints, &error);
-  EXPECT_TRUE(rt) << error;
+  std::unique_ptr<Runtime> rt = MakeRedis(cfg, endpoints);
   return std::unique_ptr<RedisRuntime>(static_cast<RedisRuntime*>(rt.release()));
 }
 
@@ -96,9 +94,9 @@ TEST(RedisRuntime, SetGetAndScriptsThroughEnv) {
   ASSERT_EQ(cs.by_client.size(), 1u);
   EXPECT_EQ(cs.by_client[0], 5);
 
-  std::map<std::string, int64_t> server;
-  std::string error;
-  ASSERT_TRUE(rt->ServerCommandStats(&server, &error)) << error;
+  Result<std::map<std::string, int64_t>> stats = rt->ServerCommandStats();
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  std::map<std::string, int64_t> server = *stats;
   EXPECT_EQ(server["SET"], 1);
   EXPECT_EQ(server["EVALSHA"], 2);
   EXPECT_EQ(server["GET"], 2 + 2);  // Redis counts the scripts' redis.call('GET') too
@@ -135,7 +133,7 @@ TEST(RedisRuntime, PausedNodeGivesTimeoutAfterCommandTimeout) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseNode, 0, 0, /*duration_ms=*/500), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseNode, 0, 0, /*duration_ms=*/500))));
   Seen seen;
   rt->StartClient(0, GetTwice(rt->env(0), &seen, 50, 700));
   MustRun(*rt);
@@ -163,8 +161,8 @@ TEST(RedisRuntime, PausedClientGetsItsReplyOnlyAfterThePause) {
   rt->set_history(&h);
   std::string error;
   // The node holds the INCR until 200 ms; the reply then arrives while the client is frozen.
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseNode, 0, 0, 200), &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 300), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseNode, 0, 0, 200))));
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 300))));
   Seen seen;
   rt->StartClient(0, GetAfter(rt->env(0), &seen, 20));
   MustRun(*rt);
@@ -242,14 +240,15 @@ TEST(RedisRuntime, NodeClockJumpExpiresKeysEvenUntouched) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kNodeClockJump, 100, 0, 0, /*delta_ms=*/120'000), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kNodeClockJump, 100, 0, 0, /*delta_ms=*/120'000))));
   Seen seen;
   rt->StartClient(0, SetThenWait(rt->env(0), &seen, 1200));
   MustRun(*rt);
   ASSERT_EQ(seen.replies.size(), 2u);
   EXPECT_TRUE(seen.replies[1].is_ok());
-  std::string out;
-  ASSERT_TRUE(rt->QueryEndpoint(0, {"DBSIZE"}, &out, &error)) << error;
+  const Result<std::string> dbsize = rt->QueryEndpoint(0, {"DBSIZE"});
+  ASSERT_TRUE(dbsize.ok()) << dbsize.status().message();
+  const std::string out = *dbsize;
   EXPECT_EQ(out, "0");  // active expiry: nobody touched the keys after the jump
   bool logged = false;
   for (const auto& e : h.events()) logged = logged || (e.type == Ev::kFault && e.detail.find("jumps 120000 ms") != std::string::npos);
@@ -275,8 +274,8 @@ TEST(RedisRuntime, NodeCrashRefusesAndRestartComesBackEmpty) {
   auto rt = Make(Cfg());
   ASSERT_TRUE(rt);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kCrashNode, 100, 0), &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kRestartNode, 300, 0), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kCrashNode, 100, 0))));
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kRestartNode, 300, 0))));
   Seen seen;
   rt->StartClient(0, CrashRestartClient(rt->env(0), &seen));
   MustRun(*rt);
@@ -308,7 +307,7 @@ TEST(RedisRuntime, FailoverLosesTheUnreplicatedWriteFiveOfFive) {
     ASSERT_TRUE(rt);
     const std::string before = rt->endpoint_address(0);
     std::string error;
-    ASSERT_TRUE(rt->PlanFault(Fault(K::kFailover, 100, 0, /*duration_ms=*/200), &error)) << error;
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kFailover, 100, 0, /*duration_ms=*/200))));
     Seen seen;
     rt->StartClient(0, FailoverClient(rt->env(0), &seen));
     MustRun(*rt);
@@ -338,8 +337,8 @@ TEST(RedisRuntime, PauseFreezesBackgroundTasksAndCrashStopsEverything) {
   auto rt = Make(Cfg(2));
   ASSERT_TRUE(rt);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 200), &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(Fault(K::kCrashClient, 100, 1), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseClient, 100, 0, 200))));
+  ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kCrashClient, 100, 1))));
   std::vector<int64_t> ticks0, ticks1;
   bool after0 = false, after1 = false;
   rt->StartClient(0, MainWithWatchdog(rt->env(0), &ticks0, &after0));
@@ -369,7 +368,7 @@ TEST(RedisRuntime, DelayedMessageIsHeldAndMeasured) {
   f.command = "DEL";
   f.occurrence = 1;
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(f, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(f)));
   Seen seen;
   rt->StartClient(0, DelayedDel(rt->env(0), &seen));
   MustRun(*rt);
@@ -389,7 +388,7 @@ TEST(RedisRuntime, DelayedMessageOutlivesItsTimeoutAndStillRuns) {
   FaultAction f = Fault(K::kDelayMessage, 0, 0, 300);
   f.command = "DEL";
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(f, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(f)));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("SET k v")));
@@ -411,7 +410,7 @@ TEST(RedisRuntime, PartitionDropsThatClientsMessagesToThatNode) {
   FaultAction f = Fault(K::kPartition, 0, 0, 300);
   f.node = 1;
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(f, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(f)));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     co_await env.SleepMs(20);
@@ -452,16 +451,18 @@ TEST(RedisRuntime, NetworkDelayHoldsBothDirections) {
 
 TEST(RedisRuntime, ExistingEndpointsWorkAndRefuseServerFaults) {
   std::string error;
-  auto servers = RedisServers::Start(RedisServerOptions{}, &error);
-  ASSERT_TRUE(servers) << error;
+  auto servers = StartServers(RedisServerOptions{});
+  ASSERT_TRUE(servers);
   auto rt = Make(Cfg(), {servers->address(0)});
   ASSERT_TRUE(rt);
   EXPECT_EQ(rt->servers(), nullptr);
-  EXPECT_FALSE(rt->PlanFault(Fault(K::kCrashNode, 0, 0), &error));
+  error = rt->PlanFault(Fault(K::kCrashNode, 0, 0)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("crash_node"), std::string::npos) << error;
   EXPECT_NE(error.find("drop --redis"), std::string::npos) << error;
-  EXPECT_FALSE(rt->PlanFault(Fault(K::kNodeClockJump, 0, 0, 0, 1000), &error));
-  EXPECT_TRUE(rt->PlanFault(Fault(K::kPauseClient, 0, 0, 10), &error)) << error;
+  error = rt->PlanFault(Fault(K::kNodeClockJump, 0, 0, 0, 1000)).message();
+  EXPECT_FALSE(error.empty());
+  EXPECT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseClient, 0, 0, 10))));
   Seen seen;
   rt->StartClient(0, SetGetDelete(rt->env(0), &seen));
   MustRun(*rt);
@@ -506,7 +507,8 @@ TEST(RedisRuntime, HardCapStopsARunawayRun) {
   std::string error;
   RuntimeLimits limits;
   limits.max_duration_us = 200'000;
-  EXPECT_FALSE(rt->Run(limits, &error));
+  error = rt->Run(limits).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("time limit"), std::string::npos) << error;
 }
 
@@ -514,10 +516,36 @@ TEST(RedisRuntime, HardCapStopsARunawayRun) {
 
 std::unique_ptr<Runtime> MakeBackend(bool real, const BackendConfig& cfg) {
   if (!real) return MakeSimRuntime(cfg);
-  std::string error;
-  std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
-  EXPECT_TRUE(rt) << error;
-  return rt;
+  return MakeRedis(cfg);
+}
+
+// A node crash, a restart, a node pause and a partition write the same history records on both
+// runtimes (sim/fault.h); the real runtime adds only that the node answered again.
+TEST(RedisRuntime, NodeFaultsRecordWhatTheSimulatorRecords) {
+  std::vector<std::string> recorded[2];
+  for (const bool real : {false, true}) {
+    std::unique_ptr<Runtime> rt = MakeBackend(real, Cfg(1, 2));
+    ASSERT_TRUE(rt);
+    History h;
+    rt->set_history(&h);
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kCrashNode, 100, 0))));
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kRestartNode, 300, 0))));
+    ASSERT_TRUE(IsOk(rt->PlanFault(Fault(K::kPauseNode, 50, 1, /*duration_ms=*/100))));
+    FaultAction cut = Fault(K::kPartition, 20, 0, /*duration_ms=*/30);
+    cut.node = 1;
+    ASSERT_TRUE(IsOk(rt->PlanFault(cut)));
+    Seen seen;
+    rt->StartClient(0, CrashRestartClient(rt->env(0), &seen));
+    MustRun(*rt);
+    for (const auto& e : h.events()) {
+      if (e.type != Ev::kFault || e.detail.find("answers again") != std::string::npos) continue;
+      recorded[real].push_back(std::to_string(e.client) + " " + std::to_string(e.value) + " " + e.detail);
+    }
+  }
+  EXPECT_EQ(recorded[1], recorded[0]);
+  EXPECT_EQ(recorded[0], (std::vector<std::string>{"0 30000 cut off from node 1 for 30 ms", "-1 100000 node 1 pauses 100 ms",
+                                                   "-1 0 node 0 crashes (data lost)", "-1 0 node 1 resumes",
+                                                   "-1 0 node 0 restarts empty"}));
 }
 
 FaultAction Trigger(K kind, int target, const std::string& on_send, int occurrence, int64_t duration_ms = 0) {
@@ -544,7 +572,7 @@ TEST_P(OnSend, PauseOnGetHoldsItsReplyAndTheNextCommandUntilThePauseEnds) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 1, /*duration_ms=*/300), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 1, /*duration_ms=*/300))));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("GET k")));
@@ -587,7 +615,7 @@ TEST_P(OnSend, CrashOnSetnxLetsItLandButNothingAfter) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kCrashClient, 0, "setnx", 1), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kCrashClient, 0, "setnx", 1))));
   Seen seen;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("SETNX k v")));
@@ -615,11 +643,12 @@ TEST_P(OnSend, CrashOnSetnxLetsItLandButNothingAfter) {
   EXPECT_EQ(crashes, 1);
   if (real()) {
     auto& redis = static_cast<RedisRuntime&>(*rt);
-    std::string out;
-    ASSERT_TRUE(redis.QueryEndpoint(0, {"EXISTS", "k"}, &out, &error)) << error;
-    EXPECT_EQ(out, "1");
-    ASSERT_TRUE(redis.QueryEndpoint(0, {"TTL", "k"}, &out, &error)) << error;
-    EXPECT_EQ(out, "-1");  // no EXPIRE ever ran
+    Result<std::string> out = redis.QueryEndpoint(0, {"EXISTS", "k"});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(*out, "1");
+    out = redis.QueryEndpoint(0, {"TTL", "k"});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(*out, "-1");  // no EXPIRE ever ran
     EXPECT_TRUE(AnyNote(*rt, "crash client 0 on its 1st SETNX: applied at "));
   }
 }
@@ -630,9 +659,9 @@ TEST_P(OnSend, StarMatchesTheNthCommandOfAnyNameOfThatClientOnly) {
   History h;
   rt->set_history(&h);
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 0, "*", 2, 200), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kPauseClient, 0, "*", 2, 200))));
   // Only client 0 sends a PING: client 1's trigger never fires.
-  ASSERT_TRUE(rt->PlanFault(Trigger(K::kPauseClient, 1, "PING", 1, 200), &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(Trigger(K::kPauseClient, 1, "PING", 1, 200))));
   Seen a, b;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Add(env, co_await env.Send(0, P("PING")));
@@ -663,13 +692,16 @@ TEST_P(OnSend, OnlyClientPausesAndCrashesTakeIt) {
   auto rt = MakeBackend(real(), Cfg());
   ASSERT_TRUE(rt);
   std::string error;
-  EXPECT_FALSE(rt->PlanFault(Trigger(K::kCrashNode, 0, "GET", 1), &error));
+  error = rt->PlanFault(Trigger(K::kCrashNode, 0, "GET", 1)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("crash_node: on_send applies only to pause_client and crash_client"), std::string::npos)
       << error;
   EXPECT_EQ(error.find('\n'), std::string::npos);
-  EXPECT_FALSE(rt->PlanFault(Trigger(K::kClientClockJump, 0, "GET", 1), &error));
+  error = rt->PlanFault(Trigger(K::kClientClockJump, 0, "GET", 1)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("on_send applies only"), std::string::npos) << error;
-  EXPECT_FALSE(rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 0, 10), &error));
+  error = rt->PlanFault(Trigger(K::kPauseClient, 0, "GET", 0, 10)).message();
+  EXPECT_FALSE(error.empty());
   EXPECT_NE(error.find("occurrence >= 1"), std::string::npos) << error;
 }
 
@@ -680,12 +712,16 @@ TEST(RedisRuntime, BadConfigIsRefused) {
   std::string error;
   BackendConfig cfg = Cfg();
   cfg.with_replica = true;
-  EXPECT_FALSE(MakeRedisRuntime(cfg, {"127.0.0.1:1"}, &error));
+  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {"127.0.0.1:1"});
+  EXPECT_FALSE(made.ok());
+  error = made.status().message();
   EXPECT_NE(error.find("drop --redis"), std::string::npos);
-  EXPECT_FALSE(MakeRedisRuntime(Cfg(1, 2), {"127.0.0.1:1"}, &error));
-  EXPECT_FALSE(MakeRedisRuntime(Cfg(), {"nonsense"}, &error));
+  EXPECT_FALSE(MakeRedisRuntime(Cfg(1, 2), {"127.0.0.1:1"}).ok());
+  EXPECT_FALSE(MakeRedisRuntime(Cfg(), {"nonsense"}).ok());
   // Nobody listens on port 1: the scripts cannot be loaded.
-  EXPECT_FALSE(MakeRedisRuntime(Cfg(), {"127.0.0.1:1"}, &error));
+  made = MakeRedisRuntime(Cfg(), {"127.0.0.1:1"});
+  EXPECT_FALSE(made.ok());
+  error = made.status().message();
   EXPECT_NE(error.find("127.0.0.1:1"), std::string::npos) << error;
 }
 

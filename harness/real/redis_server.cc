@@ -343,15 +343,13 @@ std::string RedisServers::LogTail(int i, int lines) const {
   return out.empty() ? "    | (empty log)\n" : out;
 }
 
-std::unique_ptr<RedisServers> RedisServers::Start(const RedisServerOptions& options, std::string* error) {
+Result<std::unique_ptr<RedisServers>> RedisServers::Start(const RedisServerOptions& options) {
   if (options.masters < 1 || options.masters > 64) {
-    *error = "redis servers: masters must be in [1, 64], got " + std::to_string(options.masters);
-    return nullptr;
+    return Status::Invalid("redis servers: masters must be in [1, 64], got " + std::to_string(options.masters));
   }
   if (access(options.redis_server_path.c_str(), X_OK) != 0) {
-    *error = "redis servers: " + options.redis_server_path +
-             " not found or not executable (install Debian's redis-server, or use --redis HOST:PORT)";
-    return nullptr;
+    return Status::Failed("redis servers: " + options.redis_server_path +
+                          " not found or not executable (install Debian's redis-server, or use --redis HOST:PORT)");
   }
   RaiseFileLimit();
   InstallHooksOnce();
@@ -366,8 +364,7 @@ std::unique_ptr<RedisServers> RedisServers::Start(const RedisServerOptions& opti
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {
-    *error = "redis servers: mkdtemp " + templ + ": " + std::strerror(errno);
-    return nullptr;
+    return Status::Failed("redis servers: mkdtemp " + templ + ": " + std::strerror(errno));
   }
   s->dir_ = buf.data();
   s->dir_slot_ = RegisterDir(s->dir_);
@@ -381,43 +378,41 @@ std::unique_ptr<RedisServers> RedisServers::Start(const RedisServerOptions& opti
     sv.log_path = s->dir_ + "/redis-" + std::to_string(i) + ".log";
     sv.clock_path = s->dir_ + "/clock-" + std::to_string(i);
     if (mkdir(sv.node_dir.c_str(), 0700) != 0) {
-      *error = "redis servers: mkdir " + sv.node_dir + ": " + std::strerror(errno);
-      return nullptr;
+      return Status::Failed("redis servers: mkdir " + sv.node_dir + ": " + std::strerror(errno));
     }
     int fd = open(sv.clock_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0 || ftruncate(fd, kClockFileBytes) != 0) {
-      *error = "redis servers: clock file " + sv.clock_path + ": " + std::strerror(errno);
+      const Status failed = Status::Failed("redis servers: clock file " + sv.clock_path + ": " + std::strerror(errno));
       if (fd >= 0) close(fd);
-      return nullptr;
+      return failed;
     }
     void* m = mmap(nullptr, kClockFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED) {
-      *error = "redis servers: mmap " + sv.clock_path + ": " + std::strerror(errno);
-      return nullptr;
+      return Status::Failed("redis servers: mmap " + sv.clock_path + ": " + std::strerror(errno));
     }
     sv.clock_page = m;
   }
 
   constexpr int kPortAttempts = 5;
   for (int i = 0; i < total; ++i) {
-    std::string last;
+    Status last;
     bool ok = false;
     for (int attempt = 0; attempt < kPortAttempts && !ok; ++attempt) {
       s->servers_[static_cast<size_t>(i)].port = FreeLoopbackPort();
-      ok = s->Spawn(i, &last) && s->WaitReady(i, &last);
+      last = s->Spawn(i);
+      if (last.ok()) last = s->WaitReady(i);
+      ok = last.ok();
       if (!ok) {
         s->Reap(i);
         // Only a lost race for the port is worth another try.
         if (s->LogTail(i, 40).find("Address already in use") == std::string::npos) break;
       }
     }
-    if (!ok) {
-      *error = last;
-      return nullptr;  // the destructor stops what was started
-    }
+    if (!ok) return last;  // the destructor stops what was started
   }
-  if (options.with_replica && !s->WaitReplicaInSync(error)) return nullptr;
+  if (options.with_replica)
+    if (Status synced = s->WaitReplicaInSync(); !synced.ok()) return synced;
   return s;
 }
 
@@ -431,7 +426,7 @@ RedisServers::~RedisServers() {
   }
 }
 
-bool RedisServers::Spawn(int i, std::string* error) {
+Status RedisServers::Spawn(int i) {
   Server& sv = servers_[static_cast<size_t>(i)];
   // Everything the child needs is built before fork: after fork only async-signal-safe calls.
   std::vector<std::string> args = {options_.redis_server_path,
@@ -471,10 +466,10 @@ bool RedisServers::Spawn(int i, std::string* error) {
   // (which would kill its siblings) before it has reset the dispositions.
   const pid_t pid = ForkManagedChild(null_fd);
   if (pid < 0) {
-    *error = std::string("redis servers: fork: ") + std::strerror(errno);
+    const Status failed = Status::Failed(std::string("redis servers: fork: ") + std::strerror(errno));
     if (log_fd >= 0) close(log_fd);
     if (null_fd >= 0) close(null_fd);
-    return false;
+    return failed;
   }
   if (pid == 0) {
     if (log_fd >= 0) {
@@ -489,20 +484,20 @@ bool RedisServers::Spawn(int i, std::string* error) {
   if (!RegisterPid(pid)) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
-    *error = "redis servers: too many live servers in this process";
-    return false;
+    return Status::Failed("redis servers: too many live servers in this process");
   }
   sv.pid = pid;
   sv.paused = false;
-  return true;
+  return Status::Ok();
 }
 
 bool RedisServers::PingOnce(int i) {
-  std::string out, err;
-  return running(i) && Query(i, {"PING"}, &out, &err, 200'000) && out == "PONG";
+  if (!running(i)) return false;
+  const Result<std::string> pong = Query(i, {"PING"}, 200'000);
+  return pong.ok() && *pong == "PONG";
 }
 
-bool RedisServers::WaitReady(int i, std::string* error) {
+Status RedisServers::WaitReady(int i) {
   Server& sv = servers_[static_cast<size_t>(i)];
   const int64_t deadline = MonoUs() + options_.start_timeout_us;
   while (true) {
@@ -511,42 +506,44 @@ bool RedisServers::WaitReady(int i, std::string* error) {
     if (r == sv.pid) {
       UnregisterPid(sv.pid);
       sv.pid = 0;
-      *error = "redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
-               ") exited at start-up (status " + std::to_string(status) + "); its log ends with:\n" + LogTail(i);
-      return false;
+      return Status::Failed("redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
+                            ") exited at start-up (status " + std::to_string(status) + "); its log ends with:\n" +
+                            LogTail(i));
     }
-    if (PingOnce(i)) return true;
+    if (PingOnce(i)) return Status::Ok();
     if (MonoUs() > deadline) {
-      *error = "redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
-               ") did not answer PING within " + std::to_string(options_.start_timeout_us / 1000) +
-               " ms; its log ends with:\n" + LogTail(i);
-      return false;
+      return Status::Failed("redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
+                            ") did not answer PING within " + std::to_string(options_.start_timeout_us / 1000) +
+                            " ms; its log ends with:\n" + LogTail(i));
     }
     SleepUs(2'000);
   }
 }
 
-bool RedisServers::WaitReplicaInSync(std::string* error) {
+Status RedisServers::WaitReplicaInSync() {
   const int r = replica_index();
   const int64_t deadline = MonoUs() + options_.start_timeout_us;
-  std::string out, err;
   const std::string probe = "locklab:replica-probe";
   bool probe_set = false;
-  while (true) {
+  while (true) {  // bounded by the deadline
     // "master_link_status:up" is not enough: a master may still hold writes back from a replica
     // it calls online (after a diskless sync, until the replica's first ACK). Only a write seen
     // on the replica proves that writes stream, which is what a failover test relies on.
-    if (!probe_set && Query(r, {"INFO", "replication"}, &out, &err) &&
-        out.find("master_link_status:up") != std::string::npos)
-      probe_set = Query(0, {"SET", probe, "1"}, &out, &err);
-    if (probe_set && Query(r, {"EXISTS", probe}, &out, &err) && out == "1") {
-      Query(0, {"DEL", probe}, &out, &err);
-      return true;
+    if (!probe_set) {
+      const Result<std::string> info = Query(r, {"INFO", "replication"});
+      if (info.ok() && info->find("master_link_status:up") != std::string::npos)
+        probe_set = Query(0, {"SET", probe, "1"}).ok();
+    }
+    if (probe_set) {
+      const Result<std::string> seen = Query(r, {"EXISTS", probe});
+      if (seen.ok() && *seen == "1") {
+        (void)Query(0, {"DEL", probe});
+        return Status::Ok();
+      }
     }
     if (MonoUs() > deadline) {
-      *error = "redis replica (port " + std::to_string(port(r)) + ") did not sync with its master within " +
-               std::to_string(options_.start_timeout_us / 1000) + " ms; its log ends with:\n" + LogTail(r);
-      return false;
+      return Status::Failed("redis replica (port " + std::to_string(port(r)) + ") did not sync with its master within " +
+                            std::to_string(options_.start_timeout_us / 1000) + " ms; its log ends with:\n" + LogTail(r));
     }
     SleepUs(5'000);
   }
@@ -567,36 +564,32 @@ void RedisServers::Reap(int i) {
   sv.paused = false;
 }
 
-bool RedisServers::Kill(int i, std::string* error) {
-  if (!running(i)) {
-    *error = "redis server " + std::to_string(i) + " is not running";
-    return false;
-  }
+Status RedisServers::NotRunning(int i) { return Status::Failed("redis server " + std::to_string(i) + " is not running"); }
+
+Status RedisServers::Kill(int i) {
+  if (!running(i)) return NotRunning(i);
   Reap(i);
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::Respawn(int i, std::string* error) {
+Status RedisServers::Respawn(int i) {
   Reap(i);
-  return Spawn(i, error);
+  return Spawn(i);
 }
 
-bool RedisServers::Restart(int i, std::string* error) {
-  if (!Respawn(i, error)) return false;
-  if (!WaitReady(i, error)) {
+Status RedisServers::Restart(int i) {
+  if (Status s = Respawn(i); !s.ok()) return s;
+  if (Status s = WaitReady(i); !s.ok()) {
     Reap(i);
-    return false;
+    return s;
   }
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::Pause(int i, std::string* error) {
+Status RedisServers::Pause(int i) {
   Server& sv = servers_[static_cast<size_t>(i)];
-  if (!running(i)) {
-    *error = "redis server " + std::to_string(i) + " is not running";
-    return false;
-  }
-  if (sv.paused) return true;
+  if (!running(i)) return NotRunning(i);
+  if (sv.paused) return Status::Ok();
   kill(sv.pid, SIGSTOP);
   // Wait until it really stopped, so that what the caller does next meets a frozen server.
   int status = 0;
@@ -606,101 +599,86 @@ bool RedisServers::Pause(int i, std::string* error) {
   if (r == sv.pid && !WIFSTOPPED(status)) {  // it had died: now it is reaped
     UnregisterPid(sv.pid);
     sv.pid = 0;
-    *error = "redis server " + std::to_string(i) + " had exited before it could be paused";
-    return false;
+    return Status::Failed("redis server " + std::to_string(i) + " had exited before it could be paused");
   }
   sv.paused = true;
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::Resume(int i, std::string* error) {
+Status RedisServers::Resume(int i) {
   Server& sv = servers_[static_cast<size_t>(i)];
-  if (!running(i)) {
-    *error = "redis server " + std::to_string(i) + " is not running";
-    return false;
-  }
+  if (!running(i)) return NotRunning(i);
   kill(sv.pid, SIGCONT);
   sv.paused = false;
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::SetClock(int i, int64_t offset_us, double drift_ppm, std::string* error) {
+Status RedisServers::SetClock(int i, int64_t offset_us, double drift_ppm) {
   Server& sv = servers_[static_cast<size_t>(i)];
   if (shim_path_.empty()) {
-    *error = "redis server " + std::to_string(i) +
-             ": cannot move its clock: the clock shim (liblocklab_clockshim.so) was not found; "
-             "build the locklab_clockshim target or set LOCKLAB_CLOCKSHIM";
-    return false;
+    return Status::Failed("redis server " + std::to_string(i) +
+                          ": cannot move its clock: the clock shim (liblocklab_clockshim.so) was not found; "
+                          "build the locklab_clockshim target or set LOCKLAB_CLOCKSHIM");
   }
   sv.offset_us = offset_us;
   WritePage(sv.clock_page, offset_us, static_cast<int64_t>(drift_ppm * 1000.0), RealUs());
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::JumpClock(int i, int64_t delta_us, std::string* error) {
+Status RedisServers::JumpClock(int i, int64_t delta_us) {
   Server& sv = servers_[static_cast<size_t>(i)];
-  if (shim_path_.empty()) return SetClock(i, 0, 0, error);  // produces the message
+  if (shim_path_.empty()) return SetClock(i, 0, 0);  // produces the message
   auto* p = static_cast<ClockShimPage*>(sv.clock_page);
   sv.offset_us += delta_us;
   WritePage(sv.clock_page, sv.offset_us, __atomic_load_n(&p->drift_ppb, __ATOMIC_RELAXED),
             __atomic_load_n(&p->anchor_us, __ATOMIC_RELAXED));
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::IsolateReplica(std::string* error) {
+Status RedisServers::IsolateReplica() {
   const int r = replica_index();
-  if (r < 0) {
-    *error = "failover: there is no replica (start the servers with a replica)";
-    return false;
-  }
-  if (!running(0) || !running(r)) {
-    *error = "failover: the master or its replica is not running";
-    return false;
-  }
-  if (!Pause(r, error)) return false;
-  std::string out;
-  if (!Query(0, {"CLIENT", "KILL", "TYPE", "replica"}, &out, error)) {
-    *error = "failover: CLIENT KILL TYPE replica on the master: " + *error;
-    return false;
-  }
-  return true;
+  if (r < 0) return Status::Failed("failover: there is no replica (start the servers with a replica)");
+  if (!running(0) || !running(r)) return Status::Failed("failover: the master or its replica is not running");
+  if (Status s = Pause(r); !s.ok()) return s;
+  if (Result<std::string> killed = Query(0, {"CLIENT", "KILL", "TYPE", "replica"}); !killed.ok())
+    return killed.status().Prefixed("failover: CLIENT KILL TYPE replica on the master");
+  return Status::Ok();
 }
 
-bool RedisServers::PromoteReplica(std::string* error) {
+Status RedisServers::PromoteReplica() {
   const int r = replica_index();
-  if (r < 0 || !running(r)) {
-    *error = "failover: there is no running replica to promote";
-    return false;
-  }
+  if (r < 0 || !running(r)) return Status::Failed("failover: there is no running replica to promote");
   Reap(0);
-  if (!Resume(r, error)) return false;
-  std::string out;
-  if (!Query(r, {"REPLICAOF", "NO", "ONE"}, &out, error)) {
-    *error = "failover: REPLICAOF NO ONE on the replica: " + *error;
-    return false;
-  }
+  if (Status s = Resume(r); !s.ok()) return s;
+  if (Result<std::string> promoted = Query(r, {"REPLICAOF", "NO", "ONE"}); !promoted.ok())
+    return promoted.status().Prefixed("failover: REPLICAOF NO ONE on the replica");
   servers_[static_cast<size_t>(r)].is_replica = false;  // a later Restart() starts it as a master
-  return true;
+  return Status::Ok();
 }
 
-bool RedisServers::Query(int i, const std::vector<std::string>& argv, std::string* out, std::string* error,
-                         int64_t timeout_us) const {
-  if (!running(i)) {
-    *error = "redis server " + std::to_string(i) + " is not running";
-    return false;
-  }
-  return QueryRedis("127.0.0.1", port(i), argv, out, error, timeout_us);
+Result<std::string> RedisServers::Query(int i, const std::vector<std::string>& argv, int64_t timeout_us) const {
+  if (!running(i)) return NotRunning(i);
+  return QueryRedis("127.0.0.1", port(i), argv, timeout_us);
 }
 
-bool QueryRedis(const std::string& host, int port, const std::vector<std::string>& argv, std::string* out,
-                std::string* error, int64_t timeout_us) {
+std::string RedisServers::Version() const {
+  const Result<std::string> info = Query(0, {"INFO", "server"});
+  if (!info.ok()) return "";
+  const size_t at = info->find("redis_version:");
+  if (at == std::string::npos) return "";
+  const size_t end = info->find_first_of("\r\n", at);
+  return info->substr(at + 14, end == std::string::npos ? std::string::npos : end - at - 14);
+}
+
+Result<std::string> QueryRedis(const std::string& host, int port, const std::vector<std::string>& argv,
+                               int64_t timeout_us) {
   const std::string where = host + ":" + std::to_string(port);
   timeval tv{static_cast<time_t>(timeout_us / 1'000'000), static_cast<suseconds_t>(timeout_us % 1'000'000)};
   redisContext* c = redisConnectWithTimeout(host.c_str(), port, tv);
   if (c == nullptr || c->err) {
-    *error = "connect to " + where + ": " + (c != nullptr ? c->errstr : "out of memory");
+    const Status failed = Status::Failed("connect to " + where + ": " + (c != nullptr ? c->errstr : "out of memory"));
     if (c != nullptr) redisFree(c);
-    return false;
+    return failed;
   }
   redisSetTimeout(c, tv);
   std::vector<const char*> words;
@@ -712,18 +690,15 @@ bool QueryRedis(const std::string& host, int port, const std::vector<std::string
   auto* reply = static_cast<redisReply*>(
       redisCommandArgv(c, static_cast<int>(words.size()), words.data(), lens.data()));
   const std::string name = argv.empty() ? std::string() : argv[0];
-  bool ok = false;
-  if (reply == nullptr) {
-    *error = name + " on " + where + ": " + c->errstr;
-  } else if (reply->type == REDIS_REPLY_ERROR) {
-    *error = name + " on " + where + ": " + FormatReply(reply);
-  } else {
-    *out = FormatReply(reply);
-    ok = true;
+  Result<std::string> out = Status::Failed(name + " on " + where + ": " + (reply == nullptr ? c->errstr : ""));
+  if (reply != nullptr && reply->type == REDIS_REPLY_ERROR) {
+    out = Status::Failed(name + " on " + where + ": " + FormatReply(reply));
+  } else if (reply != nullptr) {
+    out = FormatReply(reply);
   }
   if (reply != nullptr) freeReplyObject(reply);
   redisFree(c);
-  return ok;
+  return out;
 }
 
 }  // namespace locklab

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
+
 namespace locklab {
 
 struct RedisServerOptions {
@@ -56,8 +58,8 @@ pid_t ForkManagedChild(int stdin_fd);
 class RedisServers {
  public:
   // Starts every server and waits until each answers PING (and the replica is in sync).
-  // nullptr + *error (with the failing server's log tail) on failure; nothing is left running.
-  static std::unique_ptr<RedisServers> Start(const RedisServerOptions& options, std::string* error);
+  // Invalid options, or Failed (with the failing server's log tail); nothing is left running.
+  static Result<std::unique_ptr<RedisServers>> Start(const RedisServerOptions& options);
   ~RedisServers();  // kills and reaps every server, removes the directory
   RedisServers(const RedisServers&) = delete;
   RedisServers& operator=(const RedisServers&) = delete;
@@ -75,24 +77,24 @@ class RedisServers {
   // The last lines of server i's log, for error messages.
   std::string LogTail(int i, int lines = 15) const;
 
-  // --- Faults. false + *error when impossible (server not running, ...). ---
+  // --- Faults. Failed when impossible (server not running, ...). ---
 
   // SIGKILL: the data is gone (no persistence).
-  bool Kill(int i, std::string* error);
+  Status Kill(int i);
   // Kill (if running) and start again on the same port, empty; blocks until it answers PING.
-  bool Restart(int i, std::string* error);
+  Status Restart(int i);
   // Non-blocking halves of Restart, for an event loop that must not stall: Respawn() starts
   // the process (after killing it if needed); PingOnce() is true once it answers.
-  bool Respawn(int i, std::string* error);
+  Status Respawn(int i);
   bool PingOnce(int i);
   // SIGSTOP / SIGCONT.
-  bool Pause(int i, std::string* error);
-  bool Resume(int i, std::string* error);
+  Status Pause(int i);
+  Status Resume(int i);
   // Server i's wall clock = real wall clock + offset_us, running (1 + drift_ppm/1e6) times as
   // fast from now on. Takes effect immediately (the next clock read in the server).
-  bool SetClock(int i, int64_t offset_us, double drift_ppm, std::string* error);
+  Status SetClock(int i, int64_t offset_us, double drift_ppm);
   // Moves server i's wall clock by delta_us now (keeps its drift).
-  bool JumpClock(int i, int64_t delta_us, std::string* error);
+  Status JumpClock(int i, int64_t delta_us);
   int64_t clock_offset_us(int i) const { return servers_[static_cast<size_t>(i)].offset_us; }
 
   // Failover of server 0 to the replica, in the steps the runtime needs. Between step 1 and
@@ -102,12 +104,13 @@ class RedisServers {
   //     stopped replica's socket would still buffer the writes and apply them on SIGCONT).
   //  2. PromoteReplica: SIGKILL the master, SIGCONT the replica, REPLICAOF NO ONE on it. On
   //     success the replica's address is where endpoint 0 now lives.
-  bool IsolateReplica(std::string* error);
-  bool PromoteReplica(std::string* error);
+  Status IsolateReplica();
+  Status PromoteReplica();
 
-  // QueryRedis() to server i, for setup and cross-checks.
-  bool Query(int i, const std::vector<std::string>& argv, std::string* out, std::string* error,
-             int64_t timeout_us = 2'000'000) const;
+  // QueryRedis() to server i, for setup and cross-checks (Failed when it is not running).
+  Result<std::string> Query(int i, const std::vector<std::string>& argv, int64_t timeout_us = 2'000'000) const;
+  // redis_version from INFO server of server 0 ("7.0.15"); "" when it cannot be asked.
+  std::string Version() const;
 
  private:
   struct Server {
@@ -123,10 +126,11 @@ class RedisServers {
   };
 
   RedisServers() = default;
-  bool Spawn(int i, std::string* error);
-  bool WaitReady(int i, std::string* error);
+  Status Spawn(int i);
+  Status WaitReady(int i);  // until start_timeout_us
   void Reap(int i);  // SIGKILL + waitpid, unregisters
-  bool WaitReplicaInSync(std::string* error);
+  Status WaitReplicaInSync();  // until start_timeout_us
+  static Status NotRunning(int i);
 
   RedisServerOptions options_;
   std::string dir_;
@@ -141,9 +145,9 @@ std::string FindClockShim();
 
 // One blocking command to HOST:PORT on a fresh connection (timeout_us for connect and reply).
 // The reply as text: status/string verbatim, integers in decimal, arrays one element a line;
-// false + *error on an error reply or an I/O failure.
-bool QueryRedis(const std::string& host, int port, const std::vector<std::string>& argv, std::string* out,
-                std::string* error, int64_t timeout_us = 2'000'000);
+// Failed on an error reply or an I/O failure.
+Result<std::string> QueryRedis(const std::string& host, int port, const std::vector<std::string>& argv,
+                               int64_t timeout_us = 2'000'000);
 
 // "HOST:PORT" -> host, port; false when malformed.
 bool ParseHostPort(const std::string& s, std::string* host, int* port);

@@ -38,20 +38,17 @@ bool DirExists(const std::string& dir) {
 }
 
 std::string Q(RedisServers& s, int i, std::vector<std::string> argv) {
-  std::string out, err;
-  EXPECT_TRUE(s.Query(i, argv, &out, &err)) << err;
-  return out;
+  return MustQuery(s, i, argv);
 }
 
 void SleepMs(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 TEST(RedisServers, StartAnswerStopLeavesNothing) {
-  std::string error;
   RedisServerOptions opt;
   opt.masters = 2;
   opt.with_replica = true;
-  auto s = RedisServers::Start(opt, &error);
-  ASSERT_TRUE(s) << error;
+  auto s = StartServers(opt);
+  ASSERT_TRUE(s);
   ASSERT_EQ(s->count(), 3);
   EXPECT_EQ(s->replica_index(), 2);
   std::vector<pid_t> pids;
@@ -75,15 +72,14 @@ TEST(RedisServers, StartAnswerStopLeavesNothing) {
 }
 
 TEST(RedisServers, ClockShimJumpExpiresKeysAlsoByActiveExpiry) {
-  std::string error;
-  auto s = RedisServers::Start(RedisServerOptions{}, &error);
-  ASSERT_TRUE(s) << error;
+  auto s = StartServers(RedisServerOptions{});
+  ASSERT_TRUE(s);
   ASSERT_TRUE(s->clock_shim_loaded()) << "liblocklab_clockshim.so not found: build target locklab_clockshim";
   const int64_t t0 = std::stoll(Q(*s, 0, {"TIME"}).substr(0, 10));
   EXPECT_EQ(Q(*s, 0, {"SET", "k1", "v", "PX", "60000"}), "OK");
   EXPECT_EQ(Q(*s, 0, {"SET", "k2", "v", "PX", "60000"}), "OK");
   EXPECT_EQ(Q(*s, 0, {"DBSIZE"}), "2");
-  ASSERT_TRUE(s->JumpClock(0, 120'000'000, &error)) << error;
+  ASSERT_TRUE(IsOk(s->JumpClock(0, 120'000'000)));
   const int64_t t1 = std::stoll(Q(*s, 0, {"TIME"}).substr(0, 10));
   EXPECT_GE(t1 - t0, 119);
   EXPECT_LE(t1 - t0, 125);
@@ -92,38 +88,34 @@ TEST(RedisServers, ClockShimJumpExpiresKeysAlsoByActiveExpiry) {
   EXPECT_EQ(Q(*s, 0, {"DBSIZE"}), "0");
   EXPECT_EQ(Q(*s, 0, {"EXISTS", "k1"}), "0");
   // And back: a key set now lives by the moved clock.
-  ASSERT_TRUE(s->SetClock(0, 0, 0, &error)) << error;
+  ASSERT_TRUE(IsOk(s->SetClock(0, 0, 0)));
   const int64_t t2 = std::stoll(Q(*s, 0, {"TIME"}).substr(0, 10));
   EXPECT_LE(t2 - t0, 5);
 }
 
 TEST(RedisServers, RestartComesBackEmptyOnTheSamePort) {
-  std::string error;
-  auto s = RedisServers::Start(RedisServerOptions{}, &error);
-  ASSERT_TRUE(s) << error;
+  auto s = StartServers(RedisServerOptions{});
+  ASSERT_TRUE(s);
   const int port = s->port(0);
   const pid_t before = s->pid(0);
   EXPECT_EQ(Q(*s, 0, {"SET", "k", "v"}), "OK");
-  ASSERT_TRUE(s->Restart(0, &error)) << error;
+  ASSERT_TRUE(IsOk(s->Restart(0)));
   EXPECT_EQ(s->port(0), port);
   EXPECT_NE(s->pid(0), before);
   EXPECT_FALSE(Alive(before));
   EXPECT_EQ(Q(*s, 0, {"EXISTS", "k"}), "0");
-  ASSERT_TRUE(s->Kill(0, &error));
-  std::string out;
-  EXPECT_FALSE(s->Query(0, {"PING"}, &out, &error));
+  ASSERT_TRUE(IsOk(s->Kill(0)));
+  EXPECT_FALSE(s->Query(0, {"PING"}).ok());
   EXPECT_FALSE(s->PingOnce(0));
 }
 
 TEST(RedisServers, PauseFreezesResumeThaws) {
-  std::string error;
-  auto s = RedisServers::Start(RedisServerOptions{}, &error);
-  ASSERT_TRUE(s) << error;
-  ASSERT_TRUE(s->Pause(0, &error)) << error;
+  auto s = StartServers(RedisServerOptions{});
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(IsOk(s->Pause(0)));
   EXPECT_TRUE(s->paused(0));
-  std::string out;
-  EXPECT_FALSE(s->Query(0, {"PING"}, &out, &error, 200'000));
-  ASSERT_TRUE(s->Resume(0, &error)) << error;
+  EXPECT_FALSE(s->Query(0, {"PING"}, 200'000).ok());
+  ASSERT_TRUE(IsOk(s->Resume(0)));
   EXPECT_EQ(Q(*s, 0, {"PING"}), "PONG");
 }
 
@@ -132,18 +124,17 @@ TEST(RedisServers, PauseFreezesResumeThaws) {
 TEST(RedisServers, FailoverLosesTheUnreplicatedWrite) {
   int lost = 0;
   for (int round = 0; round < 5; ++round) {
-    std::string error;
     RedisServerOptions opt;
     opt.with_replica = true;
-    auto s = RedisServers::Start(opt, &error);
-    ASSERT_TRUE(s) << error;
+    auto s = StartServers(opt);
+    ASSERT_TRUE(s);
     const int r = s->replica_index();
     EXPECT_EQ(Q(*s, 0, {"SET", "before", "1"}), "OK");
     for (int i = 0; i < 200 && Q(*s, r, {"EXISTS", "before"}) != "1"; ++i) SleepMs(5);
-    ASSERT_TRUE(s->IsolateReplica(&error)) << error;
+    ASSERT_TRUE(IsOk(s->IsolateReplica()));
     EXPECT_EQ(Q(*s, 0, {"SET", "lock", "A"}), "OK");  // acknowledged by the master only
     const pid_t master = s->pid(0);
-    ASSERT_TRUE(s->PromoteReplica(&error)) << error;
+    ASSERT_TRUE(IsOk(s->PromoteReplica()));
     EXPECT_FALSE(s->running(0));
     EXPECT_FALSE(Alive(master));
     EXPECT_NE(Q(*s, r, {"INFO", "replication"}).find("role:master"), std::string::npos);
@@ -189,11 +180,11 @@ ChildReport InChild(void (*finish)(), int* status) {
   pid_t child = fork();
   if (child == 0) {
     close(fds[0]);
-    std::string error;
     RedisServerOptions opt;
     opt.masters = 2;
-    auto s = RedisServers::Start(opt, &error);
-    if (!s) _exit(3);
+    Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(opt);
+    if (!started.ok()) _exit(3);
+    std::unique_ptr<RedisServers> s = std::move(started).value();
     std::string msg = s->dir() + "\n";
     for (int i = 0; i < s->count(); ++i) msg += std::to_string(s->pid(i)) + " ";
     if (write(fds[1], msg.data(), msg.size()) < 0) _exit(4);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/history.h"
+#include "harness/testing/redis_test_util.h"
 #include "harness/testing/runtime_test_util.h"
 #include "harness/real/redis_runtime.h"
 #include "harness/run/sim_runtime.h"
@@ -47,10 +48,7 @@ class Waiting : public ::testing::TestWithParam<bool> {  // true: real redis-ser
   bool real() const { return GetParam(); }
   std::unique_ptr<Runtime> Make(const BackendConfig& cfg) {
     if (!real()) return MakeSimRuntime(cfg);
-    std::string error;
-    std::unique_ptr<Runtime> rt = MakeRedisRuntime(cfg, {}, &error);
-    EXPECT_TRUE(rt) << error;
-    return rt;
+    return MakeRedis(cfg);
   }
   // Real time may run late (never early); the simulator is exact up to its 50 µs floor each way.
   void ExpectAbout(int64_t got_ms, int64_t want_ms, int64_t real_slack_ms, const char* what) {
@@ -196,9 +194,9 @@ TEST_P(Waiting, AWaitingSubscriberGetsAMessagePublishedAfterItSubscribed) {
     if (e.type == Ev::kCommand && e.detail.rfind("SUBSCRIBE ch -> ", 0) == 0) ++subscribes;
   EXPECT_EQ(subscribes, 1);
   if (real()) {
-    std::map<std::string, int64_t> server;
-    std::string error;
-    ASSERT_TRUE(static_cast<RedisRuntime&>(*rt).ServerCommandStats(&server, &error)) << error;
+    Result<std::map<std::string, int64_t>> stats = static_cast<RedisRuntime&>(*rt).ServerCommandStats();
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    std::map<std::string, int64_t> server = *stats;
     EXPECT_EQ(server["SUBSCRIBE"], 1);
     EXPECT_EQ(server["PUBLISH"], 1);
   }
@@ -253,7 +251,7 @@ TEST_P(Waiting, APausedSubscriberGetsTheMessageAfterItsPause) {
   pause.target = 0;
   pause.duration_us = 300'000;
   std::string error;
-  ASSERT_TRUE(rt->PlanFault(pause, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(pause)));
   Seen sub, pub;
   rt->StartClient(0, [](Env& env, Seen* seen) -> Task<void> {
     seen->Flag(env, co_await env.Subscribe(0, "ch"));
@@ -280,8 +278,8 @@ TEST_P(Waiting, ANodeCrashEndsAParkedBlpopAndTheSubscriptions) {
   FaultAction restart = crash;
   restart.kind = FaultAction::Kind::kRestartNode;
   restart.at_us = 300'000;
-  ASSERT_TRUE(rt->PlanFault(crash, &error)) << error;
-  ASSERT_TRUE(rt->PlanFault(restart, &error)) << error;
+  ASSERT_TRUE(IsOk(rt->PlanFault(crash)));
+  ASSERT_TRUE(IsOk(rt->PlanFault(restart)));
   Seen blpop, sub, pub;
   rt->StartClient(0, [](Env& env, Seen* blpop, Seen* sub) -> Task<void> {
     sub->Flag(env, co_await env.Subscribe(0, "ch"));
@@ -346,7 +344,7 @@ std::vector<std::string> SimHistory(uint64_t seed) {
       }
     }(rt->env(c)));
   std::string error;
-  EXPECT_TRUE(rt->Run(RuntimeLimits{}, &error)) << error;
+  EXPECT_TRUE(IsOk(rt->Run(RuntimeLimits{})));
   std::vector<std::string> out;
   for (const auto& e : h.events())
     out.push_back(std::to_string(e.t_us) + " " + std::to_string(e.client) + " " + e.detail);

@@ -7,7 +7,7 @@
 namespace locklab {
 namespace {
 
-std::unique_ptr<Runtime> MakeSim(const BackendConfig& cfg, const std::vector<std::string>&, std::string*) {
+Result<std::unique_ptr<Runtime>> MakeSim(const BackendConfig& cfg, const std::vector<std::string>&) {
   return MakeSimRuntime(cfg, cfg.trace_commands);
 }
 

@@ -8,14 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/status.h"
 #include "harness/run/runtime.h"
 
 namespace locklab {
 
 // Makes a runtime for `cfg`; `endpoints` are existing HOST:PORT servers (empty: start our own).
-// nullptr + *error when it cannot.
-using RuntimeMaker = std::unique_ptr<Runtime> (*)(const BackendConfig& cfg, const std::vector<std::string>& endpoints,
-                                                  std::string* error);
+// A failed Status when it cannot (nothing left running).
+using RuntimeMaker = Result<std::unique_ptr<Runtime>> (*)(const BackendConfig& cfg,
+                                                          const std::vector<std::string>& endpoints);
 
 // Registers (or replaces) the maker for `name`. Call before any run; not thread-safe.
 void RegisterBackend(const std::string& name, RuntimeMaker make);

@@ -8,6 +8,7 @@
 #include "algorithms/lock.h"
 #include "harness/run/run_spec.h"
 #include "harness/run/sim_runtime.h"
+#include "harness/testing/runtime_test_util.h"
 
 namespace locklab {
 namespace {
@@ -61,7 +62,7 @@ TEST(RedlockFence, TwoClientsGetStrictlyIncreasingFences) {
     rt->StartClient(c, AcquireLoop(rt->env(c), *rt, *locks.back(), 10, &got));
   }
   std::string err;
-  ASSERT_TRUE(rt->Run(RuntimeLimits{}, &err)) << err;
+  ASSERT_TRUE(IsOk(rt->Run(RuntimeLimits{})));
   ASSERT_EQ(got.size(), 20u);
   bool both = false;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -84,7 +85,7 @@ TEST(RedlockFence, OffMeansNoFence) {
   std::vector<Acquired> got;
   rt->StartClient(0, AcquireLoop(rt->env(0), *rt, *lock, 2, &got));
   std::string err;
-  ASSERT_TRUE(rt->Run(RuntimeLimits{}, &err)) << err;
+  ASSERT_TRUE(IsOk(rt->Run(RuntimeLimits{})));
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].fence, -1);
   EXPECT_EQ(got[1].fence, -1);
@@ -108,12 +109,12 @@ TEST(RedlockFence, NoAnswerFromNodeZeroFailsAndUndoesTheAcquisition) {
   crash.at_us = 0;
   crash.target = 0;
   std::string err;
-  ASSERT_TRUE(rt->PlanFault(crash, &err)) << err;
+  ASSERT_TRUE(IsOk(rt->PlanFault(crash)));
   std::unique_ptr<Lock> fenced = MakeRedlock(rt->env(0), "on");
   std::unique_ptr<Lock> plain = MakeRedlock(rt->env(0), "off");
   std::vector<Outcome> got;
   rt->StartClient(0, FencedThenPlain(rt->env(0), *fenced, *plain, &got));
-  ASSERT_TRUE(rt->Run(RuntimeLimits{}, &err)) << err;
+  ASSERT_TRUE(IsOk(rt->Run(RuntimeLimits{})));
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0], Outcome::kFail);
   EXPECT_EQ(got[1], Outcome::kOk);

@@ -150,23 +150,7 @@ Status ResolveSpec(RunSpec* s) {
   if (Status st = CheckFaultRates(s->faults); !st.ok()) return st;
   const FaultSpec& f = s->faults;
   for (const FaultAction& a : f.plan) {
-    using K = FaultAction::Kind;
-    const bool on_client = a.kind == K::kPauseClient || a.kind == K::kCrashClient || a.kind == K::kClientClockJump ||
-                           a.kind == K::kPartition || a.kind == K::kDelayMessage;
-    const int limit = on_client ? s->clients : s->nodes;
-    if (a.target < 0 || a.target >= limit)
-      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) + ": target " + std::to_string(a.target) +
-                             " out of range (" + std::to_string(limit) + (on_client ? " clients)" : " nodes)"));
-    if (a.at_us < 0 || a.duration_us < 0)
-      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) + ": negative time");
-    if (a.kind == K::kFailover && !s->replica) return Status::Invalid("fault failover needs replica=true (--replica)");
-    if (a.kind == K::kDelayMessage && (a.command.empty() || a.occurrence < 1))
-      return Status::Invalid("fault delay_message needs command=NAME and occurrence >= 1");
-    if (!a.on_send.empty() && a.kind != K::kPauseClient && a.kind != K::kCrashClient)
-      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) +
-                             ": on_send applies only to pause_client and crash_client");
-    if (!a.on_send.empty() && a.occurrence < 1)
-      return Status::Invalid(std::string("fault ") + FaultKindName(a.kind) + ": on_send needs occurrence >= 1");
+    if (Status st = ValidateFault(a, FaultWorld{s->clients, s->nodes, s->replica}); !st.ok()) return st;
   }
   if (s->backend == "sim" && !s->redis.empty()) return Status::Invalid("--redis only applies to --backend redis");
   if (s->redis.size() > kMaxRedisServers)

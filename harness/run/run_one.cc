@@ -39,11 +39,7 @@ void PlanGcPauses(const RunSpec& spec, sim::Rng& rng, std::vector<FaultAction>* 
   }
 }
 
-}  // namespace
-
-RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
-  RunResult res;
-  res.spec = spec;
+BackendConfig MakeBackendConfig(const RunSpec& spec) {
   BackendConfig bc;
   bc.clients = spec.clients;
   bc.nodes = spec.nodes;
@@ -54,19 +50,13 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   bc.net.mean_us = static_cast<int64_t>(spec.faults.net_delay_ms * 1000);
   bc.net.loss = spec.faults.net_loss;
   ParseNetDist(spec.faults.net_dist, &bc.net.dist);
+  return bc;
+}
 
-  RuntimeMaker make = FindBackend(spec.backend);
-  if (make == nullptr) {
-    res.error = "backend '" + spec.backend + "' is not available in this program";
-    return res;
-  }
-  std::unique_ptr<Runtime> rt = make(bc, spec.redis, &res.error);
-  if (!rt) return res;
-  History history;
-  rt->set_history(&history);
-
-  // Clocks and pauses come from their own stream of the seed, so that adding a fault type does
-  // not shift the draws of the network.
+// Client clocks and the fault plan (explicit, then the drawn pauses). Clocks and pauses come
+// from their own stream of the seed, so that adding a fault type does not shift the draws of
+// the network.
+Status PlanWorld(const RunSpec& spec, Runtime& rt) {
   sim::Rng fault_rng(spec.seed ^ 0xfa017fa017ULL);
   for (int c = 0; c < spec.clients; ++c) {
     ClockSetting cs;
@@ -74,27 +64,33 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
     if (skew_us > 0) cs.offset_us = fault_rng.Uniform(-skew_us, skew_us);
     if (spec.faults.clock_drift_ppm > 0)
       cs.drift_ppm = (fault_rng.Unit() * 2 - 1) * spec.faults.clock_drift_ppm;
-    if (cs.offset_us != 0 || cs.drift_ppm != 0) rt->SetClientClock(c, cs);
+    if (cs.offset_us != 0 || cs.drift_ppm != 0) rt.SetClientClock(c, cs);
   }
   std::vector<FaultAction> plan = spec.faults.plan;
   PlanGcPauses(spec, fault_rng, &plan);
-  for (const FaultAction& a : plan) {
-    if (!rt->PlanFault(a, &res.error)) return res;
-  }
+  for (const FaultAction& a : plan)
+    if (Status s = rt.PlanFault(a); !s.ok()) return s;
+  return Status::Ok();
+}
 
+// What the clients' frames refer to: it must outlive the runtime's run.
+struct ClientSet {
+  WorkloadState state;
+  std::vector<std::unique_ptr<Lock>> locks;
+  std::vector<std::unique_ptr<RetryPolicy>> policies;
+};
+
+void StartClients(const RunSpec& spec, Runtime& rt, History& history, ClientSet& set) {
   const AlgorithmInfo* alg = FindAlgorithm(spec.algorithm);
   const RetryInfo* retry = FindRetryPolicy(spec.retry);
-  WorkloadState state;
+  WorkloadState& state = set.state;
   ParseWorkload(spec.workload, &state.kind);
   state.requests_left = spec.requests;
   state.hold_ms = spec.hold_ms;
   state.acquire_timeout_ms = spec.acquire_timeout_ms;
   state.resource.value = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
   state.history = &history;
-  state.runtime = rt.get();
-
-  std::vector<std::unique_ptr<Lock>> locks;
-  std::vector<std::unique_ptr<RetryPolicy>> policies;
+  state.runtime = &rt;
   LockConfig lc;
   lc.ttl_ms = spec.ttl_ms;
   lc.options = spec.algorithm_options;
@@ -106,17 +102,43 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   for (int c = 0; c < spec.clients; ++c) {
     lc.key = spec.key_per_client ? shared_key + ":" + std::to_string(c) : shared_key;
     lc.app_server = c % app_servers;
-    locks.push_back(alg->make(rt->env(c), lc));
-    policies.push_back(retry->make(spec.retry_options, lc.key));
+    set.locks.push_back(alg->make(rt.env(c), lc));
+    set.policies.push_back(retry->make(spec.retry_options, lc.key));
     const ClientPlan* plan = spec.client_plans.empty() ? nullptr : &spec.client_plans[static_cast<size_t>(c)];
-    rt->StartClient(c, ClientLoop(rt->env(c), *locks.back(), *policies.back(), state, plan));
+    rt.StartClient(c, ClientLoop(rt.env(c), *set.locks.back(), *set.policies.back(), state, plan));
   }
+}
+
+}  // namespace
+
+RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
+  RunResult res;
+  res.spec = spec;
+  RuntimeMaker make = FindBackend(spec.backend);
+  if (make == nullptr) {
+    res.error = "backend '" + spec.backend + "' is not available in this program";
+    return res;
+  }
+  Result<std::unique_ptr<Runtime>> made = make(MakeBackendConfig(spec), spec.redis);
+  if (!made.ok()) {
+    res.error = made.status().message();
+    return res;
+  }
+  std::unique_ptr<Runtime> rt = std::move(made).value();
+  History history;
+  rt->set_history(&history);
+  if (Status s = PlanWorld(spec, *rt); !s.ok()) {
+    res.error = s.message();
+    return res;
+  }
+  ClientSet set;
+  StartClients(spec, *rt, history, set);
 
   RuntimeLimits limits;
   limits.max_duration_us = spec.max_duration_ms * 1000;
-  std::string run_error;
-  res.completed = rt->Run(limits, &run_error);
-  if (!res.completed) res.error = run_error;
+  const Status run = rt->Run(limits);
+  res.completed = run.ok();
+  if (!res.completed) res.error = run.message();
   res.duration_us = rt->TrueNowUs();
   res.commands = rt->Commands();
   res.notes = rt->Notes();
@@ -126,13 +148,14 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
     res.notes.push_back("history kept the first " + std::to_string(res.history_events) + " events; " +
                         std::to_string(res.commands_dropped) + " command events were not recorded");
 
+  const WorkloadState& state = set.state;
   CheckInput in;
   in.end_us = res.duration_us;
   in.counter_initial = 0;
   in.counter_final = state.kind == WorkloadKind::kCounter ? state.resource.value : 0;
   in.stock_initial = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
   if (spec.key_per_client)  // each client on its lock: judged per lock
-    for (int c = 0; c < spec.clients; ++c) in.lock_of_client[c] = shared_key + ":" + std::to_string(c);
+    for (int c = 0; c < spec.clients; ++c) in.lock_of_client[c] = LockConfig().key + ":" + std::to_string(c);
   res.counter_final = in.counter_final;
   res.stock_final = state.kind == WorkloadKind::kSeckill ? state.resource.value : 0;
   res.check = CheckAll(history, in);

@@ -13,79 +13,24 @@
 #include <vector>
 
 #include "algorithms/env.h"
+#include "algorithms/status.h"
 #include "algorithms/task.h"
+#include "sim/fault.h"
 #include "sim/history.h"
+#include "sim/net_model.h"
 
 namespace locklab {
 
-// A plan entry. Times are true time in µs from the start of the run.
-struct FaultAction {
-  enum class Kind : uint8_t {
-    kPauseClient,      // target client, duration_us
-    kCrashClient,      // target client
-    kClientClockJump,  // target client, delta_us (wall clock only)
-    kCrashNode,        // target node (endpoint index)
-    kRestartNode,      // target node: comes back empty (no persistence)
-    kPauseNode,        // target node, duration_us (SIGSTOP for real)
-    kNodeClockJump,    // target node, delta_us
-    kPartition,        // target client cannot reach node `node` for duration_us
-    kFailover,         // target node 0: at at_us its replica is cut off; at at_us + duration_us the
-                       // master dies and the replica is promoted (writes in between are lost)
-    kDelayMessage,     // the `occurrence`-th command named `command` ("*" = any) sent by target client
-                       // gets duration_us of extra one-way delay (at_us ignored: matched when sent)
-  };
-  Kind kind = Kind::kPauseClient;
-  int64_t at_us = 0;
-  int target = 0;
-  int node = 0;
-  int64_t duration_us = 0;
-  int64_t delta_us = 0;
-  std::string command;  // kDelayMessage
-  int occurrence = 1;   // kDelayMessage and on_send, 1-based
-  std::string on_send;  // when non-empty: the fault is not timed (at_us is ignored); it fires when client
-                        // `target` sends its `occurrence`-th command named `on_send` ("*" = any command),
-                        // right after that command is handed to the network: the command still reaches Redis;
-                        // a pause then holds its reply (and everything else of the client) until the pause ends,
-                        // a crash means the reply is never seen. Only kPauseClient and kCrashClient take it.
-                        // Names match as for kDelayMessage (Command::Name()). Each trigger fires at most once.
-};
-// A command name as Command::Name() gives it, for matching (kDelayMessage, on_send): a script's
-// name as is ("compare_and_delete"), a command word upper-cased ("get" -> "GET"), "*" as is.
-inline std::string MatchCommandName(const std::string& name) {
-  for (int s = 1; s < static_cast<int>(Script::kCount); ++s)
-    if (ScriptName(static_cast<Script>(s)) == name) return name;
-  std::string upper = name;
-  for (char& ch : upper)
-    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
-  return upper;
-}
-// "on its 1st GET", "on its 2nd command" ("*"): how notes and histories name an on_send trigger.
-inline std::string OnSendText(const FaultAction& f) {
-  const int n = f.occurrence;
-  const int tens = n % 100, ones = n % 10;
-  const char* suffix = (tens >= 11 && tens <= 13) ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
-  return "on its " + std::to_string(n) + suffix + " " +
-         (f.on_send == "*" ? std::string("command") : MatchCommandName(f.on_send));
-}
-const char* FaultKindName(FaultAction::Kind k);
-// "pause_client" -> kPauseClient; false when unknown.
-bool ParseFaultKind(const std::string& name, FaultAction::Kind* out);
+// The fault plan (FaultAction, its names and its one check, ValidateFault) is sim/fault.h;
+// the network model (NetSetting = sim::NetModel) is sim/net_model.h: both runtimes share them.
+using NetSetting = sim::NetModel;
+using sim::NetDistName;
+using sim::ParseNetDist;
 
 struct ClockSetting {
   int64_t offset_us = 0;    // wall clock offset from true time
   double drift_ppm = 0;     // both clocks run (1 + drift_ppm/1e6) times as fast as true time
 };
-
-// One-way network delay added to every message (each direction), and loss.
-struct NetSetting {
-  enum class Dist : uint8_t { kConstant, kUniform, kLongTail };
-  Dist dist = Dist::kConstant;
-  int64_t mean_us = 0;  // constant: exactly this; uniform: [0, 2*mean]; long tail: lognormal-ish
-                        // with this mean and a tail to ~20x (see the implementation for the shape)
-  double loss = 0;      // probability that one message (request or reply) is lost -> timeout
-};
-const char* NetDistName(NetSetting::Dist d);
-bool ParseNetDist(const std::string& name, NetSetting::Dist* out);
 
 // What both backends are built from.
 struct BackendConfig {
@@ -124,14 +69,15 @@ class Runtime {
 
   virtual void SetClientClock(int client, const ClockSetting& c) = 0;
   virtual void SetNodeClock(int node, const ClockSetting& c) = 0;
-  // false + *error when the runtime cannot do this fault at all.
-  virtual bool PlanFault(const FaultAction& f, std::string* error) = 0;
+  // Checks `f` (ValidateFault, then what this backend can do) and plans it; Invalid when it is
+  // not a valid fault for this world or the runtime cannot do it at all.
+  virtual Status PlanFault(const FaultAction& f) = 0;
 
   // Starts `main` as client `client`'s main task when Run() begins.
   virtual void StartClient(int client, Task<void> main) = 0;
-  // Runs until every client's main task finished (or crashed). false + *error when a limit was
-  // hit or the backend failed.
-  virtual bool Run(const RuntimeLimits& limits, std::string* error) = 0;
+  // Runs until every client's main task finished (or crashed). Failed when a limit was hit or
+  // the backend failed.
+  virtual Status Run(const RuntimeLimits& limits) = 0;
 
   virtual CommandStats Commands() const = 0;
   // What the runtime wants the report to say about how faults were applied (real backends:

@@ -13,12 +13,17 @@
 
 namespace locklab {
 
+// EXPECT_TRUE(IsOk(status)): a failure prints the status's message.
+inline ::testing::AssertionResult IsOk(const Status& s) {
+  if (s.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << s.message();
+}
+
 // Runs to the end; a failure (or more than max_ms of true time) fails the test.
 inline void MustRun(Runtime& rt, int64_t max_ms = 30'000) {
-  std::string error;
   RuntimeLimits limits;
   limits.max_duration_us = max_ms * 1000;
-  ASSERT_TRUE(rt.Run(limits, &error)) << error;
+  ASSERT_TRUE(IsOk(rt.Run(limits)));
 }
 
 // What a client saw: replies in order and flags (e.g. WaitMessage's result), each with the

@@ -1,0 +1,143 @@
+// Private to the simulator's source files (simulator.cc, sim_waiting.cc, sim_faults.cc): the
+// event kinds and the records behind Simulator's forward-declared types.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace locklab::sim {
+namespace detail {
+
+enum EventKind : uint8_t {
+  kNodeReceive, kDeliver, kWake, kRepl, kFault,
+  kBlockTimeout,  // a = InFlight id, b = timer token: a parked BLPOP's timeout at its node
+  kHeldDeadline,  // a = InFlight id, b = its use: the caller's deadline while parked or held
+  kDrain,         // a = physical node, b = client: run the commands held behind an answered BLPOP
+  kSubArrive,     // a = client, b = SubRef: a SUBSCRIBE reaches its node
+  kSubConfirm,    // a = client, b = SubRef: its answer reaches the client (gated)
+  kSubDeadline,   // a = client, b = SubRef: callers whose deadline passed get false (gated)
+  kMessage,       // a = client: a published message reaches the client (gated)
+  kWaitTimeout,   // a = client, b = waiter id: a WaitMessage's timer (gated)
+};
+
+constexpr uint32_t kNoCall = 0xffffffffu;
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+// A subscription record named in events: its index in Process::subs and its generation.
+inline uint64_t SubRef(size_t index, uint32_t gen) { return (static_cast<uint64_t>(gen) << 32) | index; }
+
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? kMaxInt64 : r;
+}
+
+}  // namespace detail
+using namespace detail;  // NOLINT: the simulator's own files only
+
+struct Simulator::Process {
+  // One subscription (endpoint, channel) as the client sees it.
+  struct SubRec {
+    enum class State : uint8_t { kNone, kPending, kConfirmed };
+    int endpoint = 0;
+    std::string channel;
+    State state = State::kNone;
+    uint32_t gen = 0;      // bumped when the record starts over or its connection is lost
+    bool refused = false;  // the answer on its way says the node was down
+    std::vector<std::pair<SubscribeCall*, int64_t>> callers;  // waiting, with their deadlines
+  };
+
+  Clock clock;
+  Rng rng{0};
+  int64_t paused_until_us = 0;
+  bool crashed = false;
+  bool main_done = false;
+  Task<void> main;
+  std::vector<Task<void>> spawned;
+  std::unique_ptr<ClientEnv> env;
+  std::vector<SubRec> subs;
+  int64_t queued_messages = 0;
+  int64_t dropped_messages = 0;
+  std::deque<std::pair<uint64_t, MessageWait*>> waiters;  // WaitMessage calls, longest waiting first
+  uint64_t next_waiter = 0;
+};
+
+struct Simulator::NodeState {
+  // One client's connection to this node, while a BLPOP of it is parked here or commands of it
+  // wait behind one (otherwise there is no entry).
+  struct Conn {
+    uint32_t parked = kNoCall;
+    std::deque<uint32_t> held;
+  };
+
+  Store store;
+  Clock clock;
+  bool up = true;
+  int64_t busy_until_us = 0;
+  int64_t paused_until_us = 0;
+  std::map<int, Conn> conns;                                               // by client
+  std::map<std::string, std::deque<uint32_t>, std::less<>> waiting;        // key -> parked BLPOPs, FIFO
+  size_t parked = 0;
+  std::map<std::string, std::vector<std::pair<int, int>>, std::less<>> subscribers;  // channel -> (client, endpoint)
+};
+
+// One command between StartCall and delivery. It owns the command (the caller's frame may be
+// gone by the time a late request reaches its node) and lives until both the node side and
+// the client side are finished with it.
+struct Simulator::InFlight {
+  int client = 0;
+  int endpoint = 0;
+  PendingCall* call = nullptr;
+  Command cmd;
+  Reply reply;
+  int64_t deadline_us = 0;
+  uint64_t use = 0;              // this use of the record (events of an earlier use are stale)
+  bool node_pending = false;     // the node still has it: a kNodeReceive queued, or parked, or held
+  bool deliver_pending = false;  // a kDeliver is queued (reply or timeout decided)
+  bool parked = false;           // a BLPOP waiting at node park_node
+  bool held = false;             // waiting at node park_node behind its connection's parked BLPOP
+  int park_node = -1;            // physical node
+  int64_t park_deadline_ms = 0;  // parked: times out once the node's wall clock (ms) is past this
+  uint64_t park_timer = 0;       // parked: the token of its live kBlockTimeout event
+};
+
+struct Simulator::ReplItem {
+  std::string key;
+  std::optional<Entry> entry;
+  uint32_t generation = 0;
+};
+
+// A planned fault, or a step that follows one (scheduled by the simulator itself).
+enum FaultStep : uint8_t { kApply, kResumeClient, kResumeNode, kPromote };
+struct Simulator::Fault {
+  FaultAction action;
+  uint8_t step = kApply;
+};
+
+class Simulator::ClientEnv : public Env {
+ public:
+  ClientEnv(Simulator* sim, int id) : sim_(sim), id_(id) {}
+  void StartCall(PendingCall* call) override { sim_->StartCall(id_, call); }
+  void StartSleep(int64_t us, std::coroutine_handle<> h) override { sim_->StartSleep(id_, us, h); }
+  int node_count() const override { return sim_->config_.nodes; }
+  int client_id() const override { return id_; }
+  int64_t MonotonicUs() override { return proc().clock.MonotonicUs(sim_->now_us_); }
+  int64_t WallUs() override { return proc().clock.WallUs(sim_->now_us_); }
+  uint64_t Random() override { return proc().rng.Next(); }
+  void Spawn(Task<void> task) override { sim_->Spawn(id_, std::move(task)); }
+  void StartSubscribe(SubscribeCall* call) override { sim_->StartSubscribe(id_, call); }
+  void StartWaitMessage(MessageWait* wait) override { sim_->StartWaitMessage(id_, wait); }
+
+ private:
+  Process& proc() { return *sim_->clients_[static_cast<size_t>(id_)]; }
+  Simulator* sim_;
+  int id_;
+};
+
+}  // namespace locklab::sim
