@@ -404,6 +404,31 @@ Result<RunRequest> ParseRunArgs(const std::vector<std::string>& args) {
   return BuildRequest(flags);
 }
 
+// The scenario and suite commands' help footers: examples and presets.
+static void AddFooters(CLI::App* scenario, CLI::App* suite) {
+  scenario->footer(
+      "\nExamples:\n"
+      "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
+      "  locklab scenario delayed-del --delay-ms 500  a delay that does not cross the TTL: nothing happens\n"
+      "  locklab scenario gc-pause --backend redis    the same on real redis-server processes\n"
+      "  locklab scenario all --backend both          every scenario, one matrix (exit 1 if a verdict differs)\n"
+      "Scenario files: harness/scenarios/<id>.json (the format is in the README).\n"
+      "Exit status: 0 every verdict as expected, 1 a verdict differs or a run did not complete, 2 bad input.\n");
+  {
+    std::string presets = "\nPresets (base: counter workload, hold 20 ms, ttl 1000 ms):\n";
+    for (const SuitePreset& p : SuitePresets()) presets += "  " + p.name + ": " + p.summary + "\n";
+    suite->footer(presets);
+  }
+}
+
+// "list, run, suite, ...": every subcommand's name, for the messages that ask for one.
+static std::string SubcommandNames(CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
 static std::string CommandLine(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) s += (i ? " " : "") + ShellQuote(argv[i]);
@@ -446,19 +471,7 @@ int CliMain(int argc, char** argv) {
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
   const CalibrateCli calibrate(app);
-  scenario->footer(
-      "\nExamples:\n"
-      "  locklab scenario delayed-del                 broken and fixed variant on the simulator\n"
-      "  locklab scenario delayed-del --delay-ms 500  a delay that does not cross the TTL: nothing happens\n"
-      "  locklab scenario gc-pause --backend redis    the same on real redis-server processes\n"
-      "  locklab scenario all --backend both          every scenario, one matrix (exit 1 if a verdict differs)\n"
-      "Scenario files: harness/scenarios/<id>.json (the format is in the README).\n"
-      "Exit status: 0 every verdict as expected, 1 a verdict differs or a run did not complete, 2 bad input.\n");
-  {
-    std::string presets = "\nPresets (base: counter workload, hold 20 ms, ttl 1000 ms):\n";
-    for (const SuitePreset& p : SuitePresets()) presets += "  " + p.name + ": " + p.summary + "\n";
-    suite->footer(presets);
-  }
+  AddFooters(scenario, suite);
 
   try {
     app.parse(argc, argv);
@@ -466,9 +479,10 @@ int CliMain(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (app.get_subcommands().empty()) {
       if (argc > 1 && argv[1][0] != '-')
-        return BadInput(std::string("unknown subcommand '") + argv[1] + "' (list, run, suite or scenario; see locklab --help)");
+        return BadInput(std::string("unknown subcommand '") + argv[1] + "' (" + SubcommandNames(app) +
+                        "; see locklab --help)");
       if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)
-        return BadInput("give a subcommand: list, run, suite or scenario (see locklab --help)");
+        return BadInput("give a subcommand: " + SubcommandNames(app) + " (see locklab --help)");
     }
     return BadInput(e.what());
   }
@@ -489,7 +503,7 @@ int CliMain(int argc, char** argv) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;
   }
-  return BadInput("give a subcommand: list, run, suite or scenario (see locklab --help)");
+  return BadInput("give a subcommand: " + SubcommandNames(app) + " (see locklab --help)");
 }
 
 }  // namespace locklab
