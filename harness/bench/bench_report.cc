@@ -1,4 +1,5 @@
 // bench-peers' report: see bench_report.h.
+#include "harness/run/host_info.h"
 #include "harness/bench/bench_report.h"
 
 #include <unistd.h>
@@ -228,21 +229,6 @@ json PauseJson(const PauseRow& p) {
   return j;
 }
 
-std::string HostName() {
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) != 0) return "";
-  return host;
-}
-
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 json ReportJson(const BenchEnv& env, const BenchOutcome& outcome) {
@@ -257,7 +243,7 @@ json ReportJson(const BenchEnv& env, const BenchOutcome& outcome) {
   report["context"] = {{"tool_version", ToolVersion()},
                        {"git_sha", GitSha()},
                        {"host", HostName()},
-                       {"started_at", UtcNow()},
+                       {"started_at", UtcNowText()},
                        {"cpus", std::thread::hardware_concurrency()},
                        {"redis_server", env.redis_version},
                        {"node_peers", env.node_versions.empty() ? json(nullptr) : json(env.node_versions)},

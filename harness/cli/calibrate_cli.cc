@@ -1,3 +1,4 @@
+#include "harness/run/host_info.h"
 #include "harness/cli/calibrate_cli.h"
 
 #include <unistd.h>
@@ -39,9 +40,8 @@ const char* kFooter =
 }  // namespace
 
 std::string DefaultProfilePath() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "unknown");
-  return std::string("results/calibration/profile-") + host + ".json";
+  const std::string host = HostName();
+  return "results/calibration/profile-" + (host.empty() ? std::string("unknown") : host) + ".json";
 }
 
 CalibrateCli::CalibrateCli(CLI::App& app) {

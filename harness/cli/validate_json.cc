@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "harness/run/host_info.h"
 #include "harness/cli/validate.h"
 #include "harness/report/text_table.h"
 #include "harness/run/build_info.h"
@@ -91,20 +92,6 @@ json ExperimentJson(const ExperimentResult& e) {
   return {{"name", e.name}, {"config", config}, {"seeds", e.seeds}, {"metrics", metrics}, {"runs", runs}};
 }
 
-std::string HostName() {
-  char host[256] = {0};
-  return gethostname(host, sizeof host - 1) == 0 ? host : "";
-}
-
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // A short number for a table cell: about 3 significant digits, at most 7 characters.
 std::string Short(double v) {
   char buf[32];
@@ -147,7 +134,7 @@ nlohmann::json ValidationJson(const ValidationResult& r, const ValidateOptions& 
     for (const MetricResult& m : e.metrics) ++counts[m.verdict.verdict];
   }
   json context = {{"version", ToolVersion()}, {"sha", GitSha()},     {"host", HostName()},
-                  {"date", UtcNow()},         {"quick", o.quick},    {"only", o.only},
+                  {"date", UtcNowText()},         {"quick", o.quick},    {"only", o.only},
                   {"command", o.command},     {"all_completed", r.all_completed}};
   json rule = {{"text", AgreementRuleText()},
                {"mean_factor", kAgreeMeanFactor},

@@ -12,6 +12,7 @@
 
 #include "algorithms/status.h"
 #include "harness/run/run_spec.h"
+#include "harness/run/write_file.h"  // WriteFileAtomic, for every report writer
 
 namespace locklab {
 
@@ -47,10 +48,5 @@ std::string ShellQuote(const std::string& s);
 
 // The report as text: 2-space indented JSON and a final newline.
 std::string ReportText(const nlohmann::json& report);
-
-// Writes PATH.tmp in the same directory, then renames it over PATH, so a reader never sees a
-// half-written report. Creates missing directories. kFailed with a one-line message on failure
-// (the .tmp file is removed).
-Status WriteFileAtomic(const std::string& path, const std::string& text);
 
 }  // namespace locklab

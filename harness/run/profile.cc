@@ -1,4 +1,6 @@
 #include "harness/run/profile.h"
+#include "harness/run/host_info.h"
+#include "harness/run/write_file.h"
 
 #include <unistd.h>
 
@@ -180,18 +182,12 @@ double Quantile(const std::vector<double>& sorted, double p) {
 
 ProfileContext LocalProfileContext() {
   ProfileContext c;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) c.host = host;
+  c.host = HostName();
   const std::string model = FirstLineOf("/proc/cpuinfo", "model name");
   if (const size_t colon = model.find(':'); colon != std::string::npos)
     c.cpu_model = model.substr(model.find_first_not_of(" \t", colon + 1));
   c.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  c.date_utc = date;
+  c.date_utc = UtcNowText();
   c.locklab_version = ToolVersion();
   c.locklab_sha = GitSha();
   std::ifstream loadavg("/proc/loadavg");
@@ -232,25 +228,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
 }
 
 Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) {
-    fs::create_directories(p.parent_path(), ec);
-    if (ec) return Status::Failed("cannot create directory " + p.parent_path().string() + ": " + ec.message());
-  }
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  const std::string text = CompactPairs(ProfileJson(model, context).dump(2)) + "\n";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Status::Failed("cannot write " + tmp + ": " + std::strerror(errno));
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return Status::Failed("cannot write " + path + ": " + why);
-  }
-  return Status::Ok();
+  return WriteFileAtomic(path, CompactPairs(ProfileJson(model, context).dump(2)) + "\n");
 }
 
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
