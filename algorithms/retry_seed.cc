@@ -69,15 +69,15 @@ std::vector<RetryInfo> SeedRetryPolicies() {
   const OptionSpec barrier = OptionSpec::Int("barrier-ms", 600, 0, kMaxOptionMs,
                                              "how long the first phase lasts, from the start of the acquisition");
   return {
-      Make<Seed::Kind::kNo1>("no1", "seed 000 No1: retry at once for barrier-ms, then yield before each try",
+      Make<Seed::Kind::kNo1>("no1", "document 000's No1: retry at once for barrier-ms, then yield before each try",
                              {barrier}),
-      Make<Seed::Kind::kNo2>("no2", "seed 000 No2: yield for barrier-ms, then sleep sleep-ms before each try",
+      Make<Seed::Kind::kNo2>("no2", "document 000's No2: yield for barrier-ms, then sleep sleep-ms before each try",
                              {barrier, OptionSpec::Int("sleep-ms", 200, 0, kMaxOptionMs, "sleep after the barrier")}),
-      Make<Seed::Kind::kSleep>("no3", "seed 000 No3 (its pick): sleep sleep-ms before each try",
+      Make<Seed::Kind::kSleep>("no3", "document 000's No3 (its pick): sleep sleep-ms before each try",
                                {OptionSpec::Int("sleep-ms", 200, 0, kMaxOptionMs, "sleep between attempts")}),
-      Make<Seed::Kind::kSleep>("no4", "seed 000 No4: sleep sleep-ms (2 s) before each try",
+      Make<Seed::Kind::kSleep>("no4", "document 000's No4: sleep sleep-ms (2 s) before each try",
                                {OptionSpec::Int("sleep-ms", 2000, 0, kMaxOptionMs, "sleep between attempts")}),
-      Make<Seed::Kind::kNo5>("no5", "seed 000 No5: yield before each try", {}),
+      Make<Seed::Kind::kNo5>("no5", "document 000's No5: yield before each try", {}),
   };
 }
 

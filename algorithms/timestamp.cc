@@ -91,7 +91,7 @@ class TimestampLock : public Lock {
 AlgorithmInfo TimestampInfo() {
   AlgorithmInfo a;
   a.name = "timestamp";
-  a.summary = "SETNX expiry-timestamp, GETSET to take over an expired lock (seed 000 v1); trusts client clocks";
+  a.summary = "SETNX expiry-timestamp, GETSET to take over an expired lock (document 000's first version); trusts client clocks";
   a.options = {
       OptionSpec::Enum("recovery", {"getset", "del"},
                        "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"),
