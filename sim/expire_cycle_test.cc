@@ -15,7 +15,10 @@ namespace {
 
 constexpr int64_t kT0 = 1'000'000;  // ms on the node's wall clock
 
-std::string Key(int i) { return "k" + std::to_string(i); }
+std::string Key(int i) {
+  std::string k = "k";
+  return k += std::to_string(i);
+}
 
 // n keys with PX ttl_ms set at kT0.
 void SetKeys(Store& s, int first, int n, int64_t ttl_ms) {
