@@ -33,7 +33,11 @@ void Store::NoteTtl(std::string_view key) {
       return it == map_.end() || it->second.expire_at_ms == -1;
     });
   }
-  ttl_order_.emplace(KeyedHash(key, expire_hash_seed_), std::string(key));
+  // Most keys are indexed already (a lock key set again): find it without building a string.
+  const uint64_t h = KeyedHash(key, expire_hash_seed_);
+  for (auto it = ttl_order_.lower_bound({h, std::string()}); it != ttl_order_.end() && it->first == h; ++it)
+    if (it->second == key) return;
+  ttl_order_.emplace(h, std::string(key));
 }
 
 void Store::SetExpireHashSeed(uint64_t seed) {
