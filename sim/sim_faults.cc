@@ -68,6 +68,7 @@ void Simulator::CrashNode(const FaultAction& f) {
   DropConnections(endpoint_[static_cast<size_t>(f.target)]);
   n.up = false;
   n.store.Clear();
+  StopExpireCycle(endpoint_[static_cast<size_t>(f.target)]);
   if (&n == nodes_[0].get()) ++repl_generation_;
   Report(FaultStartRecord(f));
 }
@@ -78,6 +79,7 @@ void Simulator::RestartNode(const FaultAction& f) {
   n.up = true;
   n.store.Clear();
   n.busy_until_us = now_us_;
+  StartExpireCycle(endpoint_[static_cast<size_t>(f.target)]);
   Report(FaultStartRecord(f));
 }
 
@@ -119,7 +121,9 @@ void Simulator::PromoteReplica() {
   DropConnections(0);
   master.up = false;
   master.store.Clear();
+  StopExpireCycle(0);
   endpoint_[0] = static_cast<int>(nodes_.size() - 1);
+  StartExpireCycle(endpoint_[0]);
   Report(PromoteReplicaRecord());
 }
 

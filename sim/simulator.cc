@@ -41,6 +41,10 @@ Simulator::Simulator(const SimConfig& config) : config_(config), net_(config.net
     });
   }
   for (int n = 0; n < config_.nodes; ++n) endpoint_.push_back(n);
+  for (int n = 0; n < physical; ++n) {
+    nodes_[static_cast<size_t>(n)]->expire_rng = Rng(config_.seed ^ (0xd1b54a32d192ed03ULL * static_cast<uint64_t>(n + 1)));
+    if (n < config_.nodes) StartExpireCycle(n);  // the replica runs none until promoted
+  }
   cmd_by_client_.assign(static_cast<size_t>(config_.clients), 0);
 }
 
@@ -384,6 +388,7 @@ Status Simulator::Run() {
       return Status::Failed("simulation exceeded its time limit (" + std::to_string(config_.max_time_us / 1000000) +
                             " s of virtual time): a client may be retrying forever");
     }
+    if (now_us_ >= next_expire_us_) RunExpireCycles();  // cycles due up to now run first
     switch (ev.kind) {
       case kNodeReceive: OnNodeReceive(static_cast<uint32_t>(ev.a)); break;
       case kDeliver: OnDeliver(static_cast<uint32_t>(ev.a)); break;

@@ -32,6 +32,16 @@
 // triggers) is sim/net_model.h, a process's clocks sim/clock.h; the real runtime
 // (harness/real/) applies the same ones to real redis-servers.
 //
+// Active expiry. Every master runs Redis 7's expire cycle (sim/expire_cycle.h) every 100 ms of
+// its monotonic clock (hz 10), from a phase drawn when it starts: expired keys nobody touches
+// are deleted then, judged by the node's wall clock, and stay deleted if that clock later steps
+// back. A master with a replica sends it each deletion like a write (Redis propagates a DEL).
+// A paused node runs its overdue cycle when it resumes; a crashed node runs none; a restarted
+// node, or a promoted replica, starts its cycle anew; a replica runs none. Each node has a
+// random stream of its own for this (phase, hash order of its keys), so other draws do not
+// shift. Cycles cost no node time; they add no events (each runs, at its own time, before the
+// first event at or after it), only the replication of their deletions.
+//
 // Pub/sub. A node keeps its subscribers per channel; PUBLISH counts them and sends each a
 // message with a drawn one-way delay (lost like any message, dropped when that client is
 // partitioned from the node), delivered through the client's gate into its queue. SUBSCRIBE is
@@ -42,6 +52,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,6 +79,7 @@ struct SimConfig {
   NetModel net{NetModel::Dist::kConstant, 100, 0};  // one way, per message
   int64_t service_us = 2;         // node CPU time per command
   int64_t repl_delay_us = 1'000;  // master -> replica
+  bool active_expire = true;      // masters run the expire cycle; false: keys expire lazily only
   // (simulated nodes have no separate connection set-up: a crashed node refuses at once)
   int64_t max_events = 2'000'000'000;
   int64_t max_time_us = 3'600'000'000LL;
@@ -200,6 +212,11 @@ class Simulator {
   void JumpNodeClock(const FaultAction& f);
   void BeginFailover(const FaultAction& f);
   void PromoteReplica();
+  // Active expiry (sim_expire.cc).
+  void StartExpireCycle(int physical);
+  void StopExpireCycle(int physical);
+  void RunExpireCycles();
+  void ExpireCycleAt(int physical, int64_t t_us);
   NodeState& NodeAt(int endpoint);
   bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
   void CountCommand(int client, const Command& cmd);
@@ -232,6 +249,8 @@ class Simulator {
   int64_t cmd_total_ = 0;
   int mains_left_ = 0;
   uint32_t repl_generation_ = 0;
+  int64_t next_expire_us_ = std::numeric_limits<int64_t>::max();  // earliest node's next cycle
+  std::vector<std::string> expired_keys_;  // scratch: one cycle's deletions
   bool repl_cut_ = false;
   CommandObserver on_command_;
   FaultObserver on_fault_;

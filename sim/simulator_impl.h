@@ -85,6 +85,8 @@ struct Simulator::NodeState {
   std::map<std::string, std::deque<uint32_t>, std::less<>> waiting;        // key -> parked BLPOPs, FIFO
   size_t parked = 0;
   std::map<std::string, std::vector<std::pair<int, int>>, std::less<>> subscribers;  // channel -> (client, endpoint)
+  Rng expire_rng{0};                  // active expiry's own stream (sim_expire.cc)
+  int64_t next_expire_us = kMaxInt64;  // true time of its next expire cycle; kMaxInt64: none
 };
 
 // One command between StartCall and delivery. It owns the command (the caller's frame may be

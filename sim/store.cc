@@ -181,6 +181,7 @@ bool Store::Erase(const std::string& key, int64_t now_ms) {
 void Store::Apply(const std::string& key, const std::optional<Entry>& e) {
   if (e) {
     map_.insert_or_assign(key, *e);
+    if (e->expire_at_ms != -1) NoteTtl(key);
   } else {
     map_.erase(key);
   }
@@ -394,6 +395,7 @@ Reply Store::Set(std::span<const std::string_view> argv, int64_t now_ms, std::ve
   } else {
     map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), expire_at_ms});
   }
+  if (expire_at_ms != -1) NoteTtl(argv[1]);
   Touch(touched, argv[1]);
   return (flags & kGet) ? old : Reply::Status("OK");
 }
@@ -442,6 +444,7 @@ Reply Store::Expire(std::span<const std::string_view> argv, int64_t unit_ms, int
     map_.erase(map_.find(argv[1]));
   } else {
     e->expire_at_ms = when_ms;
+    NoteTtl(argv[1]);
   }
   Touch(touched, argv[1]);
   return Reply::Int(1);

@@ -2,7 +2,8 @@
 //
 // Expiry is judged by the node's own wall clock, passed in as now_ms on every call (a node
 // whose clock jumps forward drops keys early, as real Redis does). Expired keys vanish lazily
-// on access, which is all a client can observe.
+// on access, and in the background when the owner runs ActiveExpireCycle (sim/expire_cycle.h):
+// a key deleted so stays deleted even if the node's clock later steps back.
 //
 // Execute() runs one command or one named script atomically and returns what real Redis 7
 // would reply, including its error texts for wrong arity, syntax, non-integer values and wrong
@@ -21,14 +22,17 @@
 #include <initializer_list>
 #include <list>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "algorithms/command.h"
 #include "algorithms/reply.h"
+#include "sim/expire_cycle.h"
 
 namespace locklab::sim {
 
@@ -84,7 +88,11 @@ class Store {
 
   // Building blocks for scripts (sim/scripts.cc) and replication. All honour expiry at now_ms.
   const Entry* Find(const std::string& key, int64_t now_ms);
-  void Put(const std::string& key, Entry e) { map_[key] = std::move(e); }
+  void Put(const std::string& key, Entry e) {
+    const bool ttl = e.expire_at_ms != -1;
+    map_[key] = std::move(e);
+    if (ttl) NoteTtl(key);
+  }
   bool Erase(const std::string& key, int64_t now_ms);  // true if a live key was removed
   // Replication: make `key` look exactly like the master's state (nullopt = absent).
   void Apply(const std::string& key, const std::optional<Entry>& e);
@@ -105,9 +113,19 @@ class Store {
   using PublishHook = std::function<int64_t(std::string_view channel, std::string_view message)>;
   void set_publish_hook(PublishHook hook) { publish_ = std::move(hook); }
 
+  // Active expiry (sim/expire_cycle.cc): one cycle at node time now_ms. Deleted keys are
+  // appended to *deleted (may be nullptr): the master's DELs for its replica.
+  ExpireCycleResult ActiveExpireCycle(int64_t now_ms, std::vector<std::string>* deleted,
+                                      const ExpireCycleLimits& limits = {});
+  // The seed of the hash that orders the keys the cycle walks (Redis's dict hash seed, drawn at
+  // server start). Reorders the keys already known.
+  void SetExpireHashSeed(uint64_t seed);
+
   void Clear() {
     map_.clear();
     ready_.clear();
+    ttl_order_.clear();
+    expire_cursor_.reset();
   }
   size_t size() const { return map_.size(); }  // including not-yet-collected expired keys
 
@@ -119,6 +137,14 @@ class Store {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+
+  // Records that `key` has a TTL now: where the expire cycle will look. Entries of keys since
+  // deleted or persisted are dropped when the cycle's cursor reaches them.
+  void NoteTtl(std::string_view key);
+  using TtlOrder = std::set<std::pair<uint64_t, std::string>>;  // (keyed hash, key)
+  // One loop of the cycle: up to per_loop keys with a TTL after the cursor, wrapping, each at
+  // most once; deletes the expired ones. Returns (keys looked at, keys deleted).
+  std::pair<int64_t, int64_t> ExpireLoop(int64_t now_ms, int64_t per_loop, std::vector<std::string>* deleted);
 
   Entry* Live(std::string_view key, int64_t now_ms);  // nullptr if absent or expired (then dropped)
   Reply Set(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched);
@@ -150,6 +176,9 @@ class Store {
   std::unordered_map<std::string, Entry, KeyHash, std::equal_to<>> map_;
   std::vector<std::string> ready_;
   PublishHook publish_;
+  TtlOrder ttl_order_;  // keys that may have a TTL, in the cycle's walking order
+  std::optional<std::pair<uint64_t, std::string>> expire_cursor_;  // the last key looked at
+  uint64_t expire_hash_seed_ = 0;
 };
 
 }  // namespace locklab::sim

@@ -12,6 +12,10 @@
 // simulator refuses it (sim/store_test.cc checks that). PUBLISH has no subscriber on either
 // side: 0.
 //
+// Active expiry (keys deleted in the background, seen when the clock steps back) is compared
+// by harness/real/differential_expire_test.cc; this test's bare store expires lazily only, which
+// no reply here can tell apart (no clock steps back).
+//
 // Each sequence is generated up front from its own seed (base seed + its index), over four keys
 // (so that commands collide) with small TTLs, then run one command at a time on both: on the
 // sim store at now_ms = CLOCK_REALTIME in ms read right before the command, on the server
