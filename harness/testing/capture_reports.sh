@@ -40,3 +40,5 @@ run --algorithm naive-expire --gc-pause-ms 1500 --gc-pause-rate 0.5
 run --algorithm naive --fault crash_client:at_ms=30,target=2
 run --config harness/experiments/retry-strategies.json
 run --config harness/experiments/retry-fifo.json
+# active expiry: the key expires untouched, the node's clock steps back, the release must not find it
+run --algorithm token --clients 1 --requests 2 --ttl-ms 100 --hold-ms 300 --fault node_clock_jump:at_ms=250,target=0,delta_ms=-5000
