@@ -63,7 +63,8 @@ struct RunSpec {
   // profile file's path. The real backend ignores it.
   std::string profile = "default";
   std::string profile_name;           // the profile's own name, filled in by ResolveSpec (sim);
-                                      // written in reports' config, not read back
+                                      // in reports' config for the reader (ResolveSpec derives it
+                                      // again from `profile`)
   FaultSpec faults;
   std::vector<std::string> redis;     // real backend: existing HOST:PORT servers (empty: start ours)
   // Each client locks a key of its own (the lock key + ":" + client number) instead of all sharing
