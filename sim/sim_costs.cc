@@ -37,6 +37,8 @@ void Simulator::InitCosts() {
   cpu_busy_ns_.assign(one ? 1 : static_cast<size_t>(config_.clients), 0);
   send_shift_us_ = config_.cost.client.send_us.MeanUs();
   reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
+  const ClientCosts& c = config_.cost.client;
+  client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty();
 }
 
 double Simulator::DrawUs(const CostDist& d) {

@@ -372,7 +372,7 @@ Status Simulator::Run() {
     const Event ev = queue_.top();
     queue_.pop();
     now_us_ = ev.t_us;
-    if (!ev.charged && ChargeClient(ev)) continue;  // put back until the client's CPU is done
+    if (client_costs_ && !ev.charged && ChargeClient(ev)) continue;  // put back until the client's CPU is done
     if (++events_ > config_.max_events) {
       return Status::Failed("simulation exceeded its event limit (" + std::to_string(config_.max_events) +
                             " events) at t=" + std::to_string(now_us_ / 1000) +

@@ -250,6 +250,7 @@ class Simulator {
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
+  bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   EventHeap<Event> queue_;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
