@@ -346,6 +346,11 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
       ->capture_default_str()
       ->check(Digits())
       ->check(Fits<uint64_t>());
+  app->add_option("--profile", f->o.profile,
+                  "simulator cost profile: default (harness/profiles/default.json), legacy (the old fixed costs) or "
+                  "a profile FILE")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
   app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str()->check(Fits<int>());
   app->add_option("--requests", f->o.requests, "acquisitions attempted per run")
       ->capture_default_str()
