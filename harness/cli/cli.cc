@@ -96,6 +96,7 @@ CLI::Validator Finite() {
 std::string TypeName(const std::string& key) {
   if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0) return "MS";
   if (key.size() > 4 && key.compare(key.size() - 4, 4, "_ppm") == 0) return "PPM";
+  if (key == "profile") return "NAME|FILE";
   return "";
 }
 
