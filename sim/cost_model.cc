@@ -33,4 +33,14 @@ double CostDist::AtUs(double u) const {
   return v0 + (v1 - v0) * (u - p0) / (p1 - p0);
 }
 
+CostModel LegacyCostModel() {
+  CostModel m;
+  m.name = kLegacyCostName;
+  m.node.command_us = CostDist::Constant(2);
+  m.node.script_us = CostDist::Constant(2);
+  m.node.blpop_serve_us = CostDist::Constant(2);
+  m.client.placement = ClientCosts::Placement::kProcessPerClient;
+  return m;
+}
+
 }  // namespace locklab::sim

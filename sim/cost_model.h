@@ -56,4 +56,11 @@ struct CostModel {
   CostDist one_way_us;     // the network path (loopback) one way, before injected delay
 };
 
+// The simulator's model before cost profiles: every node step (command, script, BLPOP served,
+// SUBSCRIBE) a constant 2 µs, no wake-up, no client cost, no path of its own. The harness adds
+// its old loopback floor (50 µs on the injected delay's mean) when it runs this model
+// (harness/run/sim_runtime.cc), which makes `--profile legacy` the old simulator byte for byte.
+inline constexpr char kLegacyCostName[] = "builtin-legacy";
+CostModel LegacyCostModel();
+
 }  // namespace locklab::sim

@@ -78,7 +78,7 @@ void Simulator::RestartNode(const FaultAction& f) {
   DropConnections(endpoint_[static_cast<size_t>(f.target)]);
   n.up = true;
   n.store.Clear();
-  n.busy_until_us = now_us_;
+  n.busy_until_ns = now_us_ * 1000;
   StartExpireCycle(endpoint_[static_cast<size_t>(f.target)]);
   Report(FaultStartRecord(f));
 }

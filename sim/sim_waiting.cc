@@ -85,7 +85,7 @@ void Simulator::ServeReady(int physical) {
       Reply r = Reply::Array({Reply::Str(key), Reply::Str(std::move(*v))});
       const InFlight& f = inflight_[id];
       if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
-      ReplyFromNode(id, std::move(r), Depart(physical));
+      ReplyFromNode(id, std::move(r), Depart(physical, DrawUs(config_.cost.node.blpop_serve_us)));
     }
   }
 }
@@ -94,7 +94,7 @@ void Simulator::ServeReady(int physical) {
 void Simulator::SendMessages(int64_t depart) {
   for (const auto& [client, endpoint] : messages_out_) {
     const Network::Hop hop = net_.Draw(client, endpoint, depart);
-    if (!hop.dropped()) Push(depart + hop.delay_us, kMessage, client, 0);
+    if (!hop.dropped()) Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us), kMessage, client, 0);
   }
   messages_out_.clear();
 }
@@ -163,7 +163,7 @@ void Simulator::OnBlockTimeout(uint32_t id, uint64_t token) {
   }
   Unpark(id);
   if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, Reply::Nil());
-  ReplyFromNode(id, Reply::Nil(), Depart(physical));
+  ReplyFromNode(id, Reply::Nil(), Depart(physical, DrawUs(config_.cost.node.command_us)));
 }
 
 void Simulator::OnHeldDeadline(uint32_t id, uint64_t use) {
@@ -239,8 +239,9 @@ void Simulator::StartSubscribe(int client, SubscribeCall* call) {
   ++r.gen;
   r.callers.emplace_back(call, deadline);
   CountCommand(client, Command::Of("SUBSCRIBE", r.channel));
+  const int64_t leave_ns = ClientSendNs(client);
   const Network::Hop hop = net_.Draw(client, r.endpoint, now_us_);
-  if (!hop.dropped()) Push(now_us_ + hop.delay_us, kSubArrive, client, SubRef(index, r.gen));
+  if (!hop.dropped()) Push(ArriveUs(leave_ns, /*request=*/true, hop.delay_us), kSubArrive, client, SubRef(index, r.gen));
   Push(deadline, kSubDeadline, client, SubRef(index, r.gen));
 }
 
@@ -268,10 +269,10 @@ void Simulator::OnSubArrive(int client, uint64_t ref) {
       const Reply reply = Reply::Array({Reply::Str("subscribe"), Reply::Str(r.channel), Reply::Int(channels)});
       on_command_(now_us_, client, r.endpoint, Command::Of("SUBSCRIBE", r.channel), reply);
     }
-    depart = Depart(physical);
+    depart = Depart(physical, DrawUs(config_.cost.node.command_us));
   }
   const Network::Hop hop = net_.Draw(client, r.endpoint, depart);
-  if (!hop.dropped()) Push(depart + hop.delay_us, kSubConfirm, client, ref);
+  if (!hop.dropped()) Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us), kSubConfirm, client, ref);
 }
 
 void Simulator::FinishSubscribers(int client, size_t index, bool ok, bool only_due) {

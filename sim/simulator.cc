@@ -20,8 +20,10 @@ bool SameName(const std::string& word, const std::string& upper) {
 
 }  // namespace
 
-Simulator::Simulator(const SimConfig& config) : config_(config), net_(config.net, config.seed) {
-  assert(config_.clients >= 1 && config_.nodes >= 1 && config_.service_us >= 1);
+Simulator::Simulator(const SimConfig& config)
+    : config_(config), net_(config.net, config.seed), cost_rng_(config.seed ^ kCostStreamSalt) {
+  assert(config_.clients >= 1 && config_.nodes >= 1);
+  InitCosts();
   for (int c = 0; c < config_.clients; ++c) {
     auto p = std::make_unique<Process>();
     p->rng = Rng(config_.seed ^ (0x5851f42d4c957f2dULL * static_cast<uint64_t>(c + 1)));
@@ -83,8 +85,8 @@ void Simulator::SetNodeClock(int node, int64_t offset_us, double drift_ppm) {
   c.drift_ppm = drift_ppm;
 }
 
-void Simulator::Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b) {
-  queue_.push(Event{t_us, seq_++, kind, a, b});
+void Simulator::Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b, uint8_t charged) {
+  queue_.push(Event{t_us, seq_++, kind, charged, a, b});
 }
 
 Status Simulator::PlanFault(const FaultAction& f) {
@@ -183,6 +185,7 @@ void Simulator::StartCall(int client, PendingCall* call) {
   if (int64_t block_ms = 0; BlpopTimeoutMs(f.cmd, &block_ms) && block_ms > 0)
     f.deadline_us = SaturatingAdd(f.deadline_us, block_ms > kMaxInt64 / 1000 ? kMaxInt64 : block_ms * 1000);
 
+  const int64_t leave_ns = ClientSendNs(client);
   const Network::Hop hop = net_.Draw(client, f.endpoint, now_us_);
   int64_t delay = hop.delay_us;
   std::string name;  // computed once, and only when a matcher or trigger needs it
@@ -190,12 +193,13 @@ void Simulator::StartCall(int client, PendingCall* call) {
     name = f.cmd.Name();
     delay += net_.ExtraDelayUs(client, name, nullptr);
   }
+  const int64_t arrive = ArriveUs(leave_ns, /*request=*/true, delay);
   const bool lost = hop.dropped();
   if (!lost) {
     f.node_pending = true;
-    Push(now_us_ + delay, kNodeReceive, static_cast<int32_t>(id), 0);
+    Push(arrive, kNodeReceive, static_cast<int32_t>(id), 0);
   }
-  if (lost || now_us_ + delay >= f.deadline_us) {
+  if (lost || arrive >= f.deadline_us) {
     f.reply = Reply::Timeout();
     f.deliver_pending = true;
     Push(f.deadline_us, kDeliver, static_cast<int32_t>(id), 0);
@@ -274,13 +278,6 @@ void Simulator::Replicate(int physical, const std::vector<std::string>& touched)
   }
 }
 
-int64_t Simulator::Depart(int physical) {
-  NodeState& node = *nodes_[static_cast<size_t>(physical)];
-  const int64_t depart = std::max(now_us_, node.busy_until_us) + config_.service_us;
-  node.busy_until_us = depart;
-  return depart;
-}
-
 void Simulator::RunAtNode(uint32_t id, int physical) {
   InFlight& f = inflight_[id];
   NodeState& node = *nodes_[static_cast<size_t>(physical)];
@@ -303,7 +300,7 @@ void Simulator::RunAtNode(uint32_t id, int physical) {
     reply = Reply::Error("ERR locklab: more than " + std::to_string(kMaxParkedPerNode) + " BLPOPs parked at this node");
   }
   if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, reply);
-  const int64_t depart = Depart(physical);
+  const int64_t depart = Depart(physical, CommandCostUs(f.cmd, messages_out_.size()));
   ReplyFromNode(id, std::move(reply), depart);
   if (!messages_out_.empty()) SendMessages(depart);
   if (node.store.has_ready_keys()) {
@@ -327,7 +324,7 @@ void Simulator::ReplyFromNode(uint32_t id, Reply reply, int64_t depart) {
     return;
   }
   const Network::Hop hop = net_.Draw(f.client, f.endpoint, depart);
-  const int64_t arrive = depart + hop.delay_us;
+  const int64_t arrive = ArriveUs(depart * 1000, /*request=*/false, hop.delay_us);
   const bool lost = hop.dropped();
   f.deliver_pending = true;
   if (lost || arrive >= f.deadline_us) {
@@ -379,6 +376,7 @@ Status Simulator::Run() {
     const Event ev = queue_.top();
     queue_.pop();
     now_us_ = ev.t_us;
+    if (client_costs_ && !ev.charged && ChargeClient(ev)) continue;  // put back until the client's CPU is done
     if (++events_ > config_.max_events) {
       return Status::Failed("simulation exceeded its event limit (" + std::to_string(config_.max_events) +
                             " events) at t=" + std::to_string(now_us_ / 1000) +

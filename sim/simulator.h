@@ -4,8 +4,9 @@
 // Model, in one paragraph. Each client is a process with its own clocks (sim/clock.h) whose
 // coroutines are resumed only from the event queue. A command travels to its node with a drawn
 // one-way delay, executes there atomically at arrival (expiry judged by the node's wall clock),
-// and its reply leaves after the node's queue of earlier commands (service_us each: a single-
-// threaded server) and travels back with another drawn delay. A reply that is lost or would
+// and its reply leaves after the node's queue of earlier work (a single-threaded server; what
+// each step costs: SimConfig::cost, below) and travels back with another drawn delay. A reply
+// that is lost or would
 // arrive after the caller's deadline becomes a timeout at the deadline (unknown outcome: the
 // command may have run). A paused client has every resumption (replies, timers, yields)
 // deferred to the end of its pause; a crashed client has them dropped. Nodes can crash (data
@@ -26,6 +27,28 @@
 // real runtime). A crashed client's parked BLPOP stays parked and may still take an element
 // (its connection stays open, as in the real runtime); a caller whose deadline passed while
 // parked gets kTimeout, and the element a later push gives it is taken all the same.
+//
+// Costs (SimConfig::cost, sim/cost_model.h), drawn from a random stream of their own (seed ^
+// kCostStreamSalt) in event order, so they never shift the network's draws:
+//  - a node is one thread with a busy-until time (ns): each step starts when the node is free
+//    and takes its drawn cost: command_us for a command, SUBSCRIBE or a BLPOP's timeout reply;
+//    script_us + (redis.call's in the script's Lua text) x script_call_us for EVALSHA;
+//    command_us + receivers x publish_per_receiver_us for PUBLISH; blpop_serve_us per parked
+//    BLPOP served. A BLPOP that parks costs nothing until it is answered (no figure for it).
+//    Wake-up: work that finds the node idle (busy-until <= now) first pays wake_us; work that
+//    arrives while it is busy joins the same turn and pays none, as an event loop that reads
+//    every ready connection per wake-up shares one wake-up among them. The command still
+//    executes at its arrival; only its reply waits for the node's time.
+//  - a client process is one CPU with a busy-until time (ns): one for all clients
+//    (Placement::kOneProcess) or one each. A command leaves after send_us on it; a reply (or a
+//    published message, or a SUBSCRIBE's answer) resumes its caller after reply_us on it, a
+//    timer (a sleep, a timeout, a spawn's first step) after timer_us: the event is put back to
+//    when the CPU is done with it.
+//  - the path: a message arrives after a drawn one_way_us plus the injected delay (NetModel),
+//    except that one_way_us, measured with a client that did its own send or receive work
+//    inside the trip, is lowered by the mean client cost charged on that side (send_us for a
+//    request, reply_us for an answer or message; never below 0), so that work is not counted
+//    twice.
 //
 // One world model for both runtimes: the fault plan, its check and the history records of
 // each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
@@ -62,6 +85,7 @@
 #include "algorithms/status.h"
 #include "algorithms/task.h"
 #include "sim/clock.h"
+#include "sim/cost_model.h"
 #include "sim/event_heap.h"
 #include "sim/fault.h"
 #include "sim/net_model.h"
@@ -77,7 +101,7 @@ struct SimConfig {
   uint64_t seed = 1;
   int64_t command_timeout_us = 1'000'000;
   NetModel net{NetModel::Dist::kConstant, 100, 0};  // one way, per message
-  int64_t service_us = 2;         // node CPU time per command
+  CostModel cost = LegacyCostModel();  // what each step costs (the header's "Costs")
   int64_t repl_delay_us = 1'000;  // master -> replica
   bool active_expire = true;      // masters run the expire cycle; false: keys expire lazily only
   // (simulated nodes have no separate connection set-up: a crashed node refuses at once)
@@ -159,6 +183,7 @@ class Simulator {
     int64_t t_us;
     uint64_t seq;
     uint8_t kind;
+    uint8_t charged;  // a client-side event whose CPU cost is paid (put back to when it is)
     int32_t a;
     uint64_t b;
     // One 128-bit comparison (t_us >= 0) instead of two branches: heap sifts run branch-free.
@@ -166,7 +191,15 @@ class Simulator {
     bool operator<(const Event& o) const { return key() < o.key(); }
   };
 
-  void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b);
+  void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b, uint8_t charged = 0);
+  // Costs (sim_costs.cc).
+  void InitCosts();
+  double DrawUs(const CostDist& d);
+  double CommandCostUs(const Command& cmd, size_t receivers);
+  int64_t Depart(int physical, double cost_us);  // the node does the work: when its reply leaves
+  int64_t ClientSendNs(int client);               // the client sends: when the message leaves (ns)
+  int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us);
+  bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
   void StartCall(int client, PendingCall* call);
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
   void StartSubscribe(int client, SubscribeCall* call);
@@ -175,7 +208,6 @@ class Simulator {
   void OnNodeReceive(uint32_t id);
   void RunAtNode(uint32_t id, int physical);
   void ReplyFromNode(uint32_t id, Reply reply, int64_t depart);
-  int64_t Depart(int physical);
   void Replicate(int physical, const std::vector<std::string>& touched);
   void Park(uint32_t id, int physical, int64_t deadline_ms);
   void Unpark(uint32_t id);
@@ -230,6 +262,12 @@ class Simulator {
   uint64_t seq_ = 0;
   int64_t events_ = 0;
   Network net_;
+  Rng cost_rng_;
+  std::vector<int> script_calls_;     // by Script: the redis.call's in its Lua text
+  std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
+  double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
+  double reply_shift_us_ = 0;         // ... for a reply or message
+  bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   EventHeap<Event> queue_;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last

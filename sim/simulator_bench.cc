@@ -19,6 +19,23 @@ Task<void> Loop(Env& env, int rounds) {
   }
 }
 
+// Costs shaped like harness/profiles/default.json (every figure drawn, clients in one process).
+CostModel DrawnCosts() {
+  CostModel m;
+  m.name = "bench";
+  m.node.command_us = CostDist{{{0, 5.2}, {0.5, 5.7}, {0.9, 5.9}, {0.95, 8.3}, {1, 10.2}}};
+  m.node.wake_us = CostDist{{{0, 0}, {0.05, 3.2}, {0.9, 3.8}, {0.95, 29}, {1, 30.4}}};
+  m.node.script_us = CostDist{{{0, 6.2}, {0.9, 6.6}, {0.95, 8.9}, {1, 9.2}}};
+  m.node.script_call_us = CostDist{{{0, 0.2}, {1, 0.4}}};
+  m.client.placement = ClientCosts::Placement::kOneProcess;
+  m.client.send_us = CostDist{{{0, 3.3}, {0.9, 3.6}, {1, 3.9}}};
+  m.client.reply_us = m.client.send_us;
+  m.client.timer_us = CostDist{{{0, 0.3}, {1, 0.43}}};
+  m.one_way_us = CostDist{{{0, 3.7}, {0.5, 3.9}, {0.95, 4.7}, {1, 52.9}}};
+  return m;
+}
+
+// state.range(1): 0 the legacy model (SimConfig's default), 1 DrawnCosts.
 void BM_SimulatedCommands(benchmark::State& state) {
   const int clients = static_cast<int>(state.range(0));
   const int rounds = 30000 / clients;
@@ -27,6 +44,7 @@ void BM_SimulatedCommands(benchmark::State& state) {
     SimConfig cfg;
     cfg.clients = clients;
     cfg.seed = 1;
+    if (state.range(1) == 1) cfg.cost = DrawnCosts();
     Simulator sim(cfg);
     for (int c = 0; c < clients; ++c) sim.StartClient(c, Loop(sim.env(c), rounds));
     if (const Status run = sim.Run(); !run.ok()) state.SkipWithError(run.message().c_str());
@@ -34,7 +52,10 @@ void BM_SimulatedCommands(benchmark::State& state) {
   }
   state.counters["commands_per_cpu_s"] = benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_SimulatedCommands)->Arg(1)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulatedCommands)
+    ->ArgsProduct({{1, 100, 1000}, {0, 1}})
+    ->ArgNames({"clients", "drawn_costs"})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace locklab::sim

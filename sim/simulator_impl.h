@@ -28,6 +28,7 @@ enum EventKind : uint8_t {
 };
 
 constexpr uint32_t kNoCall = 0xffffffffu;
+constexpr uint64_t kCostStreamSalt = 0xc0575c0575c0575cULL;  // the cost draws' stream: seed ^ this
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 
 // A subscription record named in events: its index in Process::subs and its generation.
@@ -79,7 +80,7 @@ struct Simulator::NodeState {
   Store store;
   Clock clock;
   bool up = true;
-  int64_t busy_until_us = 0;
+  int64_t busy_until_ns = 0;  // the node's thread is free from then on
   int64_t paused_until_us = 0;
   std::map<int, Conn> conns;                                               // by client
   std::map<std::string, std::deque<uint32_t>, std::less<>> waiting;        // key -> parked BLPOPs, FIFO

@@ -96,6 +96,7 @@ CLI::Validator Finite() {
 std::string TypeName(const std::string& key) {
   if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0) return "MS";
   if (key.size() > 4 && key.compare(key.size() - 4, 4, "_ppm") == 0) return "PPM";
+  if (key == "profile") return "NAME|FILE";
   return "";
 }
 
@@ -346,6 +347,11 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
       ->capture_default_str()
       ->check(Digits())
       ->check(Fits<uint64_t>());
+  app->add_option("--profile", f->o.profile,
+                  "simulator cost profile: default (harness/profiles/default.json), legacy (the old fixed costs) or "
+                  "a profile FILE")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
   app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str()->check(Fits<int>());
   app->add_option("--requests", f->o.requests, "acquisitions attempted per run")
       ->capture_default_str()

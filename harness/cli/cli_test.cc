@@ -137,6 +137,10 @@ TEST_F(CliTest, OtherBadInputIsRefused) {
       {{"scenario", "pause-misdelete", "--seed", "18446744073709551616"}, "--seed"},
       {{"run", "--seed", "18446744073709551616", "--out", out}, "--seed"},
       {{"suite", "--seed", "18446744073709551616"}, "--seed"},
+      {{"run", "--profile", Path("no-profile.json"), "--out", out}, "--profile"},
+      {{"suite", "--profile", Path("no-profile.json")}, "--profile"},
+      {{"scenario", "pause-misdelete", "--profile", Path("no-profile.json")}, "--profile"},
+      {{"validate", "--quick", "--only", "retry", "--profile", Path("no-profile.json")}, "--profile"},
   });
   EXPECT_FALSE(std::filesystem::exists(dir_));
 }
@@ -158,6 +162,27 @@ TEST_F(CliTest, RunWritesTheSameReportTwice) {
   EXPECT_EQ(ra, rb);  // same seed, same build: same bytes
   EXPECT_NE(ra, rc);
   EXPECT_FALSE(std::filesystem::exists(Path("a.json.tmp")));
+}
+
+TEST_F(CliTest, ALegacyRunReplaysFromItsReport) {
+  const std::vector<std::string> args = {"run",     "--algorithm", "token",         "--clients", "3",
+                                         "--requests", "20",       "--quiet",       "--no-progress"};
+  std::vector<std::string> a = args, d = args;
+  a.insert(a.end(), {"--profile", "legacy", "--out", Path("a.json")});
+  d.insert(d.end(), {"--out", Path("d.json")});
+  ASSERT_EQ(Cli(a), kExitOk);
+  ASSERT_EQ(Cli(d), kExitOk);
+  const nlohmann::json ra = nlohmann::json::parse(ReadAll(Path("a.json")));
+  EXPECT_EQ(ra["config"]["profile"], "legacy");
+  EXPECT_EQ(ra["config"]["profile_name"], "builtin-legacy");
+  EXPECT_NE(ra["runs"][0]["replay"].get<std::string>().find("--profile legacy"), std::string::npos);
+  const nlohmann::json rd = nlohmann::json::parse(ReadAll(Path("d.json")));
+  EXPECT_EQ(rd["config"]["profile"], "default");
+  EXPECT_EQ(rd["runs"][0]["replay"].get<std::string>().find("--profile"), std::string::npos);
+  EXPECT_NE(ra["runs"][0]["duration_ms"], rd["runs"][0]["duration_ms"]);  // the costs differ
+  // The report's config runs the same run again.
+  ASSERT_EQ(Cli({"run", "--config", Path("a.json"), "--quiet", "--no-progress", "--out", Path("b.json")}), kExitOk);
+  EXPECT_EQ(ReadAll(Path("a.json")), ReadAll(Path("b.json")));
 }
 
 TEST_F(CliTest, SuiteWritesOneReportPerPreset) {

@@ -103,7 +103,7 @@ json ResultJson(const Job& j) {
 }
 
 Status WriteScenarioReport(const Scenario& sc, const std::string& backend, const std::vector<Job*>& jobs,
-                           const Params& overrides, uint64_t seed, const std::string& path) {
+                           const Params& overrides, const ScenarioFlags& f, const std::string& path) {
   std::vector<RunResult> runs;
   json results = json::array();
   for (Job* j : jobs) {
@@ -114,7 +114,11 @@ Status WriteScenarioReport(const Scenario& sc, const std::string& backend, const
     j->result.events = std::move(events);
   }
   json report = BuildReport(runs, MakeReportContext(runs));
-  report["config"] = {{"scenario", sc.doc}, {"params", overrides}, {"seed", seed}, {"backend", backend}};
+  report["config"] = {{"scenario", sc.doc}, {"params", overrides}, {"seed", f.seed}, {"backend", backend}};
+  if (backend == "sim") {  // the jobs share it: every run's spec has the profile and its name
+    report["config"]["profile"] = f.profile;
+    report["config"]["profile_name"] = jobs.empty() ? "" : jobs[0]->run.spec.profile_name;
+  }
   report["scenario"] = {{"id", sc.id},         {"title", sc.title},     {"source", sc.source},
                         {"story", sc.story},   {"file", sc.path},       {"results", results}};
   return WriteFileAtomic(path, ReportText(report));
@@ -203,6 +207,16 @@ Status UseAlgorithm(const std::string& algorithm, Job* j) {
   return Status::Ok();
 }
 
+// --profile: the simulator's costs for a run (checked, and its name resolved, here), and in its
+// replay command unless it is the default.
+Status UseProfile(const std::string& profile, ScenarioRun* run) {
+  if (profile == run->spec.profile) return Status::Ok();
+  run->spec.profile = profile;
+  LOCKLAB_RETURN_IF_ERROR(ResolveSpec(&run->spec));
+  run->replay += " --profile " + ShellQuote(profile);
+  return Status::Ok();
+}
+
 // The jobs of one scenario on one backend: its variants, then (--also) its variations.
 Status AddJobs(const ScenarioFlags& f, const Scenario& sc, const std::string& backend, const Params& overrides,
                std::vector<Job>* jobs) {
@@ -215,6 +229,7 @@ Status AddJobs(const ScenarioFlags& f, const Scenario& sc, const std::string& ba
     Result<ScenarioRun> run = CompileVariant(sc, var.name, overrides, backend, f.seed, nullptr);
     if (!run.ok()) return run.status();
     j.run = std::move(run).value();
+    LOCKLAB_RETURN_IF_ERROR(UseProfile(f.profile, &j.run));
     if (!f.algorithm.empty()) LOCKLAB_RETURN_IF_ERROR(UseAlgorithm(f.algorithm, &j));
     jobs->push_back(std::move(j));
   }
@@ -232,6 +247,7 @@ Status AddJobs(const ScenarioFlags& f, const Scenario& sc, const std::string& ba
     Result<ScenarioRun> run = CompileVariant(sc, v.variant, merged, backend, f.seed, &v.expect);
     if (!run.ok()) return run.status();
     j.run = std::move(run).value();
+    LOCKLAB_RETURN_IF_ERROR(UseProfile(f.profile, &j.run));
     jobs->push_back(std::move(j));
   }
   return Status::Ok();
@@ -297,7 +313,7 @@ Result<std::vector<std::string>> WriteReports(const ScenarioFlags& f, Plan& plan
         if (j.sc == &sc && j.backend == backend) group.push_back(&j);
       if (group.empty()) continue;
       const std::string path = !f.out.empty() ? f.out : f.out_dir + "/" + backend + "/" + sc.id + ".json";
-      LOCKLAB_RETURN_IF_ERROR(WriteScenarioReport(sc, backend, group, plan.overrides, f.seed, path));
+      LOCKLAB_RETURN_IF_ERROR(WriteScenarioReport(sc, backend, group, plan.overrides, f, path));
       written.push_back(path);
     }
   }
@@ -353,6 +369,11 @@ void AddScenarioFlags(CLI::App* app, ScenarioFlags* f) {
       ->type_name("ALG")
       ->check(non_empty);
   app->add_option("--backend", f->backend, "sim, redis (real redis-server processes) or both")->capture_default_str();
+  app->add_option("--profile", f->profile,
+                  "simulator cost profile: default (harness/profiles/default.json), legacy (the old fixed costs) or "
+                  "a profile FILE")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
   app->add_option("--seed", f->seed, "seed of every run")
       ->capture_default_str()
       ->check(CLI::Validator(

@@ -46,6 +46,7 @@ RunSpec SuiteSpec(const SuiteOptions& o, const std::string& backend, const Suite
   s.hold_ms = 20;
   s.ttl_ms = 1000;
   s.seed = o.seed;
+  s.profile = o.profile;
   p.apply(&s);
   return s;
 }

@@ -27,6 +27,7 @@ struct SuiteOptions {
   std::vector<std::string> redis;  // redis backend: existing servers (empty: start our own)
   std::string out_dir = "results";
   uint64_t seed = 1;
+  std::string profile = "default";  // the simulator's cost profile (RunSpec::profile)
   int clients = 10;
   int64_t requests = 200;
   bool quiet = false;    // no table on stdout

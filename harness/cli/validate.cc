@@ -150,6 +150,7 @@ Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& gr
           RunSpec s = e.base;
           s.backend = backend;
           s.seed = static_cast<uint64_t>(i);
+          s.profile = o.profile;
           if (Status st = ResolveSpec(&s); !st.ok()) return st.Prefixed(g.name + " " + e.name);
           (s.backend == "sim" ? p.sim : p.real).push_back(s);
         }

@@ -66,6 +66,7 @@ struct ValidateOptions {
   std::vector<std::string> only;  // group names; empty: all
   int seeds = 0;                  // 0: each group's default (quick: 3)
   bool quick = false;
+  std::string profile = "default";  // the simulator's cost profile (RunSpec::profile)
   std::string out = "results/validation/validation.json";
   bool progress = true;           // run i of n, elapsed, ETA on stderr
   std::string command;            // the command line, for the JSON's context

@@ -36,6 +36,11 @@ void AddValidateFlags(CLI::App* app, ValidateFlags* f) {
   app->add_flag("--quick", f->o.quick,
                 "the small version (few clients and requests, 2 experiments per group, 3 seeds): well under a "
                 "minute; make test runs it");
+  app->add_option("--profile", f->o.profile,
+                  "the simulator's cost profile: default (harness/profiles/default.json), legacy (the old fixed "
+                  "costs) or a profile FILE")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
   app->add_option("--out", f->o.out, "the JSON file (schema locklab.validation/1)")
       ->capture_default_str()
       ->type_name("FILE");

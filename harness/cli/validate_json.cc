@@ -135,7 +135,8 @@ nlohmann::json ValidationJson(const ValidationResult& r, const ValidateOptions& 
   }
   json context = {{"version", ToolVersion()}, {"sha", GitSha()},     {"host", HostName()},
                   {"date", UtcNowText()},         {"quick", o.quick},    {"only", o.only},
-                  {"command", o.command},     {"all_completed", r.all_completed}};
+                  {"command", o.command},     {"all_completed", r.all_completed},
+                  {"profile", o.profile}};  // the simulator's cost profile
   json rule = {{"text", AgreementRuleText()},
                {"mean_factor", kAgreeMeanFactor},
                {"failed_fraction_of_requests", kAgreeFailedFraction},

@@ -185,6 +185,7 @@ json ToJson(const RunSpec& spec) {
   j["algorithm_options"] = OptionsJson(spec.algorithm_options);
   j["retry_options"] = OptionsJson(spec.retry_options);
   j["redis"] = spec.redis;
+  if (!spec.profile_name.empty()) j["profile_name"] = spec.profile_name;  // informative: ResolveSpec re-derives it
   if (!spec.client_plans.empty()) {
     json plans = json::array();
     for (const ClientPlan& p : spec.client_plans)
@@ -255,7 +256,8 @@ Result<FaultAction> FaultActionFromJson(const json& j, const std::string& where)
 
 Status FromJson(const json& j, RunSpec* spec) {
   if (!j.is_object()) return Status::Invalid("a run spec must be a JSON object (got " + ShownJson(j) + ")");
-  std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults", "client_plans"};
+  std::vector<std::string> top = {"algorithm_options", "retry_options", "redis", "faults", "client_plans",
+                                  "profile_name"};
   std::vector<std::string> fault_keys = {"plan"};
   for (const SpecField& f : SpecFields()) (f.in_faults ? fault_keys : top).push_back(f.key);
   LOCKLAB_RETURN_IF_ERROR(CheckJsonKeys(j, top, ""));
@@ -276,6 +278,9 @@ Status FromJson(const json& j, RunSpec* spec) {
           return Status::Invalid("'redis' must be a list of \"HOST:PORT\" strings (got " + ShownJson(e) + ")");
         s.redis.push_back(e.get<std::string>());
       }
+    } else if (key == "profile_name") {  // what ToJson wrote; ResolveSpec derives it again from `profile`
+      if (!v.is_string()) return Status::Invalid("'profile_name' must be a string (got " + ShownJson(v) + ")");
+      s.profile_name = v.get<std::string>();
     } else if (key == "client_plans") {
       LOCKLAB_RETURN_IF_ERROR(ReadClientPlans(v, &s.client_plans));
     } else if (key == "faults") {

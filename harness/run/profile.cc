@@ -12,6 +12,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -268,6 +270,24 @@ Result<sim::CostModel> LoadProfile(const std::string& path) {
   if (j.is_discarded()) return Status::Invalid(path + ": not JSON");
   Result<sim::CostModel> m = ProfileFromJson(j);
   if (!m.ok()) return m.status().Prefixed(path);
+  return m;
+}
+
+std::string CommittedProfilePath() { return std::string(SourceDir()) + "/harness/profiles/default.json"; }
+
+Result<sim::CostModel> ChooseProfile(const std::string& profile) {
+  if (profile == kLegacyProfileChoice) return sim::LegacyCostModel();
+  const std::string path = profile == kDefaultProfileChoice ? CommittedProfilePath() : profile;
+  static std::mutex mu;
+  static std::map<std::string, sim::CostModel> cache;  // by path; a handful of profiles per process
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(path); it != cache.end()) return it->second;
+  Result<sim::CostModel> m = LoadProfile(path);
+  if (!m.ok()) {  // LoadProfile's message names the path (and the key): one line, the flag first
+    const std::string flag = profile == kDefaultProfileChoice ? "--profile default: " : "--profile: ";
+    return Status::Invalid(flag + m.status().message());
+  }
+  cache.emplace(path, m.value());
   return m;
 }
 

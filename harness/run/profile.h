@@ -65,6 +65,14 @@ Status WriteProfile(const std::string& path, const sim::CostModel& model, const 
 // Reads a profile. Invalid (naming the key) for a file that is not a valid profile, Failed when
 // it cannot be read.
 Result<sim::CostModel> LoadProfile(const std::string& path);
+// What a run's `profile` field (RunSpec::profile) names: "default" (CommittedProfilePath()), "legacy"
+// (sim::LegacyCostModel(), built in) or a profile file's path. Each file is read once per process
+// (a cache; safe from several threads). Invalid "--profile FILE: KEY: what is wrong" when the
+// file is missing, unreadable or not a valid profile.
+inline constexpr char kDefaultProfileChoice[] = "default";
+inline constexpr char kLegacyProfileChoice[] = "legacy";
+std::string CommittedProfilePath();  // the "default" choice: <source dir>/harness/profiles/default.json
+Result<sim::CostModel> ChooseProfile(const std::string& profile);
 // The same from parsed JSON; `context_out` (may be null) gets the context block.
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out = nullptr);
 

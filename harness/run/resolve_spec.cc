@@ -8,6 +8,7 @@
 
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
+#include "harness/run/profile.h"
 #include "harness/run/run_spec.h"
 #include "harness/run/workload.h"
 
@@ -162,6 +163,13 @@ Status ResolveSpec(RunSpec* s) {
     return Status::Invalid("--redis: a replica (--replica, failover) needs locklab's own servers: drop --redis");
   for (const std::string& address : s->redis)
     if (Status st = CheckRedisAddress(address); !st.ok()) return st;
+  if (s->profile.empty()) return Status::Invalid("profile must not be empty (default, legacy or a FILE)");
+  s->profile_name.clear();
+  if (s->backend == "sim") {  // the real backend has no use for it
+    Result<sim::CostModel> cost = ChooseProfile(s->profile);
+    if (!cost.ok()) return cost.status();
+    s->profile_name = cost.value().name;
+  }
   return CheckClientPlans(s);
 }
 

@@ -8,6 +8,7 @@
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
 #include "harness/run/backends.h"
+#include "harness/run/profile.h"
 #include "harness/run/run_spec.h"
 #include "harness/run/workload.h"
 #include "sim/rng.h"
@@ -39,6 +40,7 @@ void PlanGcPauses(const RunSpec& spec, sim::Rng& rng, std::vector<FaultAction>* 
   }
 }
 
+// The simulator's costs: ChooseProfile (RunOne has checked that it loads).
 BackendConfig MakeBackendConfig(const RunSpec& spec) {
   BackendConfig bc;
   bc.clients = spec.clients;
@@ -47,6 +49,10 @@ BackendConfig MakeBackendConfig(const RunSpec& spec) {
   bc.seed = spec.seed;
   bc.command_timeout_us = spec.command_timeout_ms * 1000;
   bc.trace_commands = spec.trace_commands;
+  if (spec.backend == "sim") {
+    Result<sim::CostModel> cost = ChooseProfile(spec.profile);
+    if (cost.ok()) bc.cost = std::move(cost).value();
+  }
   bc.net.mean_us = static_cast<int64_t>(spec.faults.net_delay_ms * 1000);
   bc.net.loss = spec.faults.net_loss;
   ParseNetDist(spec.faults.net_dist, &bc.net.dist);
@@ -118,6 +124,12 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   if (make == nullptr) {
     res.error = "backend '" + spec.backend + "' is not available in this program";
     return res;
+  }
+  if (spec.backend == "sim") {
+    if (Result<sim::CostModel> cost = ChooseProfile(spec.profile); !cost.ok()) {
+      res.error = cost.status().message();
+      return res;
+    }
   }
   Result<std::unique_ptr<Runtime>> made = make(MakeBackendConfig(spec), spec.redis);
   if (!made.ok()) {

@@ -58,6 +58,13 @@ struct RunSpec {
   bool replica = false;               // endpoint 0 has an asynchronous replica (failover)
   int64_t stock = 100;                // seckill: initial stock
   uint64_t seed = 1;
+  // The simulator's cost profile (harness/run/profile.h): "default" (the committed
+  // harness/profiles/default.json), "legacy" (the old fixed costs, sim::LegacyCostModel) or a
+  // profile file's path. The real backend ignores it.
+  std::string profile = "default";
+  std::string profile_name;           // the profile's own name, filled in by ResolveSpec (sim);
+                                      // in reports' config for the reader (ResolveSpec derives it
+                                      // again from `profile`)
   FaultSpec faults;
   std::vector<std::string> redis;     // real backend: existing HOST:PORT servers (empty: start ours)
   // Each client locks a key of its own (the lock key + ":" + client number) instead of all sharing

@@ -15,6 +15,7 @@
 #include "algorithms/env.h"
 #include "algorithms/status.h"
 #include "algorithms/task.h"
+#include "sim/cost_model.h"
 #include "sim/fault.h"
 #include "sim/history.h"
 #include "sim/net_model.h"
@@ -40,6 +41,7 @@ struct BackendConfig {
   uint64_t seed = 1;
   int64_t command_timeout_us = 1'000'000;  // a command with no reply by then is kTimeout
   NetSetting net;
+  sim::CostModel cost = sim::LegacyCostModel();  // simulator only: what each step costs
   bool trace_commands = true;  // record every executed command in the history (timelines); benchmarks
                                // that compare with libraries logging only lock events turn it off
 };

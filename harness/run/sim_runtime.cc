@@ -54,8 +54,10 @@ class SimRuntime : public Runtime {
     s.seed = cfg.seed;
     s.command_timeout_us = cfg.command_timeout_us;
     s.net = cfg.net;
-    // Loopback-like floor: every message takes at least 50 µs even with no injected delay.
-    s.net.mean_us += 50;
+    s.cost = cfg.cost;
+    // The legacy model's loopback stand-in: 50 µs on the injected delay's mean. A profile has
+    // its own path (one_way_us) instead.
+    if (cfg.cost.name == sim::kLegacyCostName) s.net.mean_us += 50;
     return s;
   }
 

@@ -46,6 +46,10 @@ const std::vector<SpecField>& SpecFields() {
       {"stock", false, "seckill: initial stock", [](RunSpec& s) -> FieldPtr { return &s.stock; }},
       {"seed", false, "seed of every random choice (network, clocks, pauses, tokens)",
        [](RunSpec& s) -> FieldPtr { return &s.seed; }},
+      {"profile", false,
+       "simulator cost profile: default (harness/profiles/default.json, measured), legacy (the old fixed "
+       "2 us per command, no client cost, +50 us path) or a profile FILE (`locklab calibrate`)",
+       [](RunSpec& s) -> FieldPtr { return &s.profile; }},
       {"max_duration_ms", false, "hard cap on one run's true time, ms (the run fails past it)",
        [](RunSpec& s) -> FieldPtr { return &s.max_duration_ms; }},
       {"gc_pause_ms", true, "length of each stop-the-world client pause, ms (0: off)",

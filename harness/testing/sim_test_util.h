@@ -18,7 +18,7 @@ inline SimConfig Config(int clients = 1, int nodes = 1, int64_t timeout_us = 50'
   c.nodes = nodes;
   c.seed = 3;
   c.net.mean_us = 100;
-  c.service_us = 2;
+  c.cost = LegacyCostModel();  // 2 µs per node step, nothing else
   c.command_timeout_us = timeout_us;
   return c;
 }

@@ -1,0 +1,115 @@
+// The simulator's costs (simulator.h, "Costs"): node steps, client CPU, the path.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "sim/scripts.h"
+#include "sim/simulator_impl.h"
+
+namespace locklab::sim {
+
+namespace {
+
+int64_t Ns(double us) { return std::llround(std::max(us, 0.0) * 1000.0); }
+int64_t CeilUs(int64_t ns) { return ns <= 0 ? 0 : (ns + 999) / 1000; }
+
+// SameName for an upper-case word, without allocating.
+bool IsPublish(const Command& cmd) {
+  if (cmd.script != Script::kNone || cmd.argv.empty() || cmd.argv[0].size() != 7) return false;
+  static constexpr char kWord[] = "PUBLISH";
+  for (size_t i = 0; i < 7; ++i)
+    if ((cmd.argv[0][i] & ~0x20) != kWord[i]) return false;
+  return true;
+}
+
+int CountScriptCalls(const char* lua) {
+  int n = 0;
+  for (const char* p = lua; (p = std::strstr(p, "redis.call(")) != nullptr; ++p) ++n;
+  return n;
+}
+
+}  // namespace
+
+void Simulator::InitCosts() {
+  script_calls_.assign(static_cast<size_t>(Script::kCount), 0);
+  for (const ScriptDef& d : Scripts()) script_calls_[static_cast<size_t>(d.id)] = CountScriptCalls(d.lua);
+  const bool one = config_.cost.client.placement == ClientCosts::Placement::kOneProcess;
+  cpu_busy_ns_.assign(one ? 1 : static_cast<size_t>(config_.clients), 0);
+  send_shift_us_ = config_.cost.client.send_us.MeanUs();
+  reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
+  const ClientCosts& c = config_.cost.client;
+  client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty();
+}
+
+double Simulator::DrawUs(const CostDist& d) {
+  if (d.points.empty()) return 0.0;
+  if (d.points.front().second == d.points.back().second) return d.points.front().second;  // a constant: no draw
+  return d.AtUs(cost_rng_.Unit());
+}
+
+double Simulator::CommandCostUs(const Command& cmd, size_t receivers) {
+  const NodeCosts& c = config_.cost.node;
+  if (cmd.script != Script::kNone) {
+    double us = DrawUs(c.script_us);
+    const int calls = script_calls_[static_cast<size_t>(cmd.script)];
+    for (int i = 0; i < calls; ++i) us += DrawUs(c.script_call_us);
+    return us;
+  }
+  double us = DrawUs(c.command_us);
+  if (receivers > 0 && IsPublish(cmd))
+    for (size_t i = 0; i < receivers; ++i) us += DrawUs(c.publish_per_receiver_us);
+  return us;
+}
+
+int64_t Simulator::Depart(int physical, double cost_us) {
+  NodeState& node = *nodes_[static_cast<size_t>(physical)];
+  const int64_t now_ns = now_us_ * 1000;
+  int64_t start = node.busy_until_ns;
+  if (start <= now_ns) start = now_ns + Ns(DrawUs(config_.cost.node.wake_us));  // idle: the loop wakes up
+  node.busy_until_ns = start + Ns(cost_us);
+  return CeilUs(node.busy_until_ns);
+}
+
+int64_t Simulator::ClientSendNs(int client) {
+  const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
+  const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
+  cpu_busy_ns_[cpu] = start + Ns(DrawUs(config_.cost.client.send_us));
+  return cpu_busy_ns_[cpu];
+}
+
+int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us) {
+  if (config_.cost.one_way_us.points.empty()) return CeilUs(leave_ns) + injected_us;
+  const double wire_us = DrawUs(config_.cost.one_way_us) - (request ? send_shift_us_ : reply_shift_us_);
+  return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
+}
+
+bool Simulator::ChargeClient(const Event& ev) {
+  int client = ev.a;
+  const ClientCosts& c = config_.cost.client;
+  const CostDist* cost = &c.timer_us;  // kWake, kWaitTimeout, kSubDeadline
+  switch (ev.kind) {
+    case kDeliver: {
+      const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
+      client = f.client;
+      if (f.reply.type != Reply::Type::kTimeout) cost = &c.reply_us;
+      break;
+    }
+    case kMessage:
+    case kSubConfirm: cost = &c.reply_us; break;
+    case kWake:
+    case kWaitTimeout:
+    case kSubDeadline: break;
+    default: return false;
+  }
+  const Process& p = *clients_[static_cast<size_t>(client)];
+  if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
+  const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
+  const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
+  cpu_busy_ns_[cpu] = start + Ns(DrawUs(*cost));
+  const int64_t ready_us = CeilUs(cpu_busy_ns_[cpu]);
+  if (ready_us <= now_us_) return false;
+  Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
+  return true;
+}
+
+}  // namespace locklab::sim

@@ -1,0 +1,152 @@
+// The simulator's costs (simulator.h, "Costs"): exact times for constant costs, the direction
+// in which costs move time, and determinism with drawn costs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness/testing/sim_test_util.h"
+#include "sim/simulator.h"
+
+namespace locklab::sim {
+namespace {
+
+using Placement = ClientCosts::Placement;
+
+// Every figure a constant, so that times can be checked to the µs.
+CostModel ConstantCosts(double command, double wake, double send, double reply, double one_way,
+                        Placement placement = Placement::kProcessPerClient) {
+  CostModel m;
+  m.name = "test";
+  m.node.command_us = CostDist::Constant(command);
+  m.node.wake_us = CostDist::Constant(wake);
+  m.node.script_us = CostDist::Constant(command);
+  m.node.blpop_serve_us = CostDist::Constant(command);
+  m.client.placement = placement;
+  m.client.send_us = CostDist::Constant(send);
+  m.client.reply_us = CostDist::Constant(reply);
+  m.one_way_us = CostDist::Constant(one_way);
+  return m;
+}
+
+SimConfig CostConfig(int clients, const CostModel& cost, int64_t injected_us = 0) {
+  SimConfig c = Config(clients, 1, 10'000'000);
+  c.net.mean_us = injected_us;
+  c.cost = cost;
+  return c;
+}
+
+// `n` GETs one after the other; the time the last reply resumed the client.
+Task<void> Gets(Env& env, int n, int64_t* done_us, Simulator& sim) {
+  for (int i = 0; i < n; ++i) co_await env.Send(0, Command::Of("GET", "k"));
+  *done_us = sim.now_us();
+}
+
+TEST(SimCosts, LoneCommandPaysSendPathWakeCommandPathReply) {
+  // send 3, path 10 - 3 = 7 (the path's figure holds the client's send work), wake 5 + command 6,
+  // path 10 - 4 = 6, reply 4: 3 + 7 + 11 + 6 + 4 = 31, plus 2 x 100 injected.
+  Simulator sim(CostConfig(1, ConstantCosts(6, 5, 3, 4, 10), 100));
+  int64_t done = 0;
+  sim.StartClient(0, Gets(sim.env(0), 1, &done, sim));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_EQ(done, 231);
+}
+
+TEST(SimCosts, LegacyModelIsTheOldFixedService) {
+  Simulator sim(CostConfig(1, LegacyCostModel(), 100));
+  int64_t done = 0;
+  sim.StartClient(0, Gets(sim.env(0), 2, &done, sim));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_EQ(done, 404);  // (100 + 2 + 100) x 2: no wake-up, no client cost, no path of its own
+}
+
+TEST(SimCosts, SaturatedNodeServesAtOneOverItsServiceTime) {
+  // 50 clients, each 200 GETs back to back, no client cost: the node is the bottleneck. A node
+  // that stays busy pays no wake-up, so 10,000 commands take 10,000 x 10 µs and a little.
+  const CostModel cost = ConstantCosts(10, 5, 0, 0, 1);
+  Simulator sim(CostConfig(50, cost));
+  std::vector<int64_t> done(50);
+  for (int c = 0; c < 50; ++c) sim.StartClient(c, Gets(sim.env(c), 200, &done[static_cast<size_t>(c)], sim));
+  ASSERT_TRUE(RunOk(sim));
+  const int64_t end = *std::max_element(done.begin(), done.end());
+  EXPECT_GE(end, 10'000 * 10);
+  EXPECT_LE(end, 10'000 * 10 + 1'000);
+}
+
+TEST(SimCosts, WakeUpIsPaidOncePerIdleToBusyTurn) {
+  // Two clients send at the same instant: one wake-up (5) for both, then 6 + 6.
+  Simulator sim(CostConfig(2, ConstantCosts(6, 5, 0, 0, 0)));
+  int64_t a = 0, b = 0;
+  sim.StartClient(0, Gets(sim.env(0), 1, &a, sim));
+  sim.StartClient(1, Gets(sim.env(1), 1, &b, sim));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_EQ(a, 11);
+  EXPECT_EQ(b, 17);
+}
+
+TEST(SimCosts, OneProcessSharesOneCpuAmongItsClients) {
+  // 1,000 clients x 5 GETs, client CPU 3 + 3 µs per command, node 1 µs: on one CPU the client
+  // side (6 µs x 5,000) bounds the run; with a CPU each it does not.
+  auto run = [](Placement placement) {
+    Simulator sim(CostConfig(1000, ConstantCosts(1, 0, 3, 3, 5, placement)));
+    std::vector<int64_t> done(1000);
+    for (int c = 0; c < 1000; ++c) sim.StartClient(c, Gets(sim.env(c), 5, &done[static_cast<size_t>(c)], sim));
+    EXPECT_TRUE(RunOk(sim));
+    return *std::max_element(done.begin(), done.end());
+  };
+  const int64_t one = run(Placement::kOneProcess);
+  const int64_t each = run(Placement::kProcessPerClient);
+  EXPECT_GE(one, 5'000 * 6);
+  EXPECT_LT(each, 5'000 * 2);  // bounded by the node: 5,000 x 1 µs and the paths
+  EXPECT_GT(one, 3 * each);
+}
+
+TEST(SimCosts, ScriptPaysPerCallInItsText) {
+  CostModel cost = ConstantCosts(6, 0, 0, 0, 0);
+  cost.node.script_us = CostDist::Constant(7);
+  cost.node.script_call_us = CostDist::Constant(1);
+  Simulator sim(CostConfig(1, cost));
+  int64_t done = 0;
+  auto body = [](Env& env, Simulator& s, int64_t* out) -> Task<void> {
+    Command cas = Command::Call(Script::kCompareAndDelete, {"k"}, {"v"});  // 2 redis.call's in its text
+    co_await env.Send(0, std::move(cas));
+    *out = s.now_us();
+  };
+  sim.StartClient(0, body(sim.env(0), sim, &done));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_EQ(done, 9);  // 7 + 2 x 1
+}
+
+// The reports of a busy run: when and what each client saw, and the node's commands.
+std::string Trace(const CostModel& cost, uint64_t seed) {
+  SimConfig c = CostConfig(20, cost, 50);
+  c.seed = seed;
+  c.net.dist = NetModel::Dist::kUniform;
+  Simulator sim(c);
+  std::string out;
+  sim.set_command_observer([&out](int64_t t, int client, int, const Command& cmd, const Reply&) {
+    out += std::to_string(t) + ":" + std::to_string(client) + ":" + cmd.Name() + " ";
+  });
+  std::vector<int64_t> done(20);
+  for (int i = 0; i < 20; ++i) sim.StartClient(i, Gets(sim.env(i), 30, &done[static_cast<size_t>(i)], sim));
+  EXPECT_TRUE(RunOk(sim));
+  for (int64_t d : done) out += std::to_string(d) + " ";
+  return out;
+}
+
+CostModel Drawn() {
+  CostModel m = ConstantCosts(6, 3, 3, 3, 5, Placement::kOneProcess);
+  m.node.command_us = CostDist{{{0, 5}, {0.9, 6}, {1, 10}}};
+  m.node.wake_us = CostDist{{{0, 0}, {0.95, 3.5}, {1, 30}}};
+  m.one_way_us = CostDist{{{0, 3.6}, {0.95, 4.7}, {1, 50}}};
+  return m;
+}
+
+TEST(SimCosts, SameSeedSameRunWithDrawnCosts) {
+  EXPECT_EQ(Trace(Drawn(), 7), Trace(Drawn(), 7));
+  EXPECT_NE(Trace(Drawn(), 7), Trace(Drawn(), 8));
+}
+
+}  // namespace
+}  // namespace locklab::sim
