@@ -11,7 +11,7 @@ PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipyker
 # Debian's own Python runs the notebooks (its packages are the ones installed above).
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps plot-deps build test run bench plots retry-study clean
+.PHONY: all deps plot-deps build test test-slurm run bench plots retry-study clean
 
 all: build
 
@@ -42,6 +42,12 @@ build: deps $(BUILD)/CMakeCache.txt
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# A one-node Slurm on this machine (root), a sweep as a job array, merged and compared with the
+# unsharded sweep; every daemon is stopped at the end (harness/testing/slurm_test.sh).
+test-slurm: build
+	@$(MAKE) --no-print-directory deps PKGS="slurmd slurmctld slurm-client munge"
+	sh harness/testing/slurm_test.sh $(BUILD)/locklab
 
 run: build
 	./$(BUILD)/locklab suite --backend sim,redis --out-dir results
