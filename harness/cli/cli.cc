@@ -302,6 +302,11 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
       ->type_name("HOST:PORT[,..]");
   app->add_flag("--quiet", f->o.quiet, "no table on stdout");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
+  f->o.jobs = DefaultJobs();
+  app->add_option("--jobs", f->o.jobs, "simulator runs at the same time (threads; the output is the same for any N)")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(1, kMaxJobs));
 }
 
 int SuiteCommand(SuiteFlags& f) {

@@ -115,6 +115,35 @@ TEST_F(WideTest, ResultsKeepFullReportsOfViolatingRunsOnly) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ / "r-full"), {}), full);
 }
 
+// The suite and `scenario all`: reports, table and progress lines do not depend on --jobs.
+TEST_F(WideTest, SuiteAndScenariosGiveTheSameOutputWithJobs) {
+  for (const char* cmd : {"suite", "scenario"}) {
+    std::string out[2], err[2];
+    for (int k = 0; k < 2; ++k) {
+      const std::string dir = Path(std::string(cmd) + "-j" + std::to_string(k));
+      std::vector<std::string> args = {cmd, "--jobs", k == 0 ? "1" : "3", "--out-dir", dir};
+      if (std::string(cmd) == "scenario") args.insert(args.begin() + 1, "all");
+      ::testing::internal::CaptureStdout();
+      ::testing::internal::CaptureStderr();
+      EXPECT_EQ(Cli(args), kExitOk) << cmd;
+      out[k] = ::testing::internal::GetCapturedStdout();
+      err[k] = ::testing::internal::GetCapturedStderr();
+      for (std::string* s : {&out[k], &err[k]})
+        for (size_t p; (p = s->find(dir)) != std::string::npos;) s->replace(p, dir.size(), "DIR");
+    }
+    EXPECT_EQ(out[0], out[1]) << cmd;
+    EXPECT_EQ(err[0], err[1]) << cmd;
+    size_t files = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(Path(std::string(cmd) + "-j0"))) {
+      if (!e.is_regular_file()) continue;
+      ++files;
+      const auto rel = std::filesystem::relative(e.path(), Path(std::string(cmd) + "-j0"));
+      EXPECT_EQ(ReadAll(e.path()), ReadAll(Path(std::string(cmd) + "-j1") / rel)) << rel;
+    }
+    EXPECT_GT(files, 3u) << cmd;
+  }
+}
+
 TEST_F(WideTest, BadValuesExit2BeforeAnythingRuns) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--jobs", "0"}, {"--jobs", "257"}, {"--jobs", "x"}, {"--shard", "0/3"},
@@ -125,6 +154,8 @@ TEST_F(WideTest, BadValuesExit2BeforeAnythingRuns) {
   }
   EXPECT_FALSE(std::filesystem::exists(Path("never.json")));
   EXPECT_EQ(Cli({"merge", Path("x.json")}), kExitBadInput);
+  EXPECT_EQ(Cli({"suite", "--jobs", "0"}), kExitBadInput);
+  EXPECT_EQ(Cli({"scenario", "all", "--jobs", "300"}), kExitBadInput);
   EXPECT_EQ(Cli({"merge", Path("x.json"), Path("missing.json")}), kExitBadInput);
 }
 
