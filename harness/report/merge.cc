@@ -101,7 +101,9 @@ Result<std::string> MergeReports(const std::vector<MergeInput>& inputs, std::vec
                              std::to_string(slice.size()));
     for (size_t j = 0; j < slice.size(); ++j) runs[slice[j]] = std::move(list[j]);
   }
-  json out = std::move(reports[0]);
+  // Shard 1's context: the one the unsharded sweep's report has (a redis report's host and start
+  // time are those of its first shard).
+  json out = std::move(reports[static_cast<size_t>(given[0])]);
   out.erase("shard");
   out["runs"] = std::move(runs);
   return ReportText(out);

@@ -6,7 +6,8 @@
 // sweep's run count, "sweep": SweepHash). The merge checks that every input is a shard of the
 // same sweep (same sweep hash, count and run count, and the same schema, context and config),
 // that shards 1..N are each there exactly once and hold the runs round-robin slicing gives
-// them; then it interleaves the runs back into sweep order and drops "shard".
+// them; then it interleaves the runs back into sweep order and drops "shard". The context's
+// host and started_at (redis backend only) may differ between shards: shard 1's are kept.
 // Results (jsonl): the lines of all inputs, which must carry one sweep hash and run count, with
 // no run twice and none missing, sorted by run number; each line is copied unchanged.
 #pragma once
