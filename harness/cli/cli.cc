@@ -303,10 +303,9 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
   app->add_flag("--quiet", f->o.quiet, "no table on stdout");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
   f->o.jobs = DefaultJobs();
-  app->add_option("--jobs", f->o.jobs, "simulator runs at the same time (threads; the output is the same for any N)")
-      ->capture_default_str()
+  app->add_option("--jobs", f->o.jobs, "simulator runs at the same time (threads; default: the cores; the output is the same for any N)")
       ->type_name("N")
-      ->check(CLI::Range(1, kMaxJobs));
+      ->check(JobsRange());
 }
 
 int SuiteCommand(SuiteFlags& f) {

@@ -25,10 +25,10 @@ int Fail(int code, const std::string& msg) {
 }  // namespace
 
 void AddMergeFlags(CLI::App* app, MergeFlags* f) {
-  app->add_option("OUT", f->out, "the merged report or results file")->required()->type_name("OUT");
+  app->add_option("OUT", f->out, "the merged report or results file")->required()->type_name("FILE");
   app->add_option("IN", f->inputs, "the shards' outputs (all reports or all results), in any order")
       ->required()
-      ->type_name("IN...");
+      ->type_name("FILE");
   app->footer(
       "\nExample:\n"
       "  for i in 1 2 3; do locklab run --config sweep.json --shard $i/3 --out part-$i.json; done\n"

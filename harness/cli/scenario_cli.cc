@@ -9,6 +9,7 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/sweep_run.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/run/config.h"
@@ -401,11 +402,11 @@ void AddScenarioFlags(CLI::App* app, ScenarioFlags* f) {
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
   f->jobs = DefaultJobs();
   app->add_option("--jobs", f->jobs,
-                  "simulator runs at the same time (threads; the output is the same for any N; real-Redis runs "
+                  "simulator runs at the same time (threads; default: the cores; the output is the same for any N; "
+                  "real-Redis runs "
                   "go one at a time)")
-      ->capture_default_str()
       ->type_name("N")
-      ->check(CLI::Range(1, kMaxJobs));
+      ->check(JobsRange());
 }
 
 int ScenarioCommand(const ScenarioFlags& f) {

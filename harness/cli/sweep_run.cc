@@ -219,13 +219,23 @@ int SweepRun::Run() {
 
 }  // namespace
 
+CLI::Validator JobsRange() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        int n = 0;
+        const bool ok = CLI::detail::lexical_cast(v, n) && n >= 1 && n <= kMaxJobs;
+        return ok ? "" : "'" + v + "' is not from 1 to " + std::to_string(kMaxJobs);
+      },
+      "");
+}
+
 void AddWideFlags(CLI::App* app, int* jobs, std::string* shard, std::string* results, std::string* full_dir) {
   app->add_option("--jobs", *jobs,
-                  "simulator runs at the same time (threads; 1 to " + std::to_string(kMaxJobs) +
-                      "; the report is the same for any N). Real-Redis runs always go one at a time")
-      ->capture_default_str()
+                  "simulator runs at the same time (threads, 1 to " + std::to_string(kMaxJobs) +
+                      "; default: this machine's cores; the report is the same for any N). Real-Redis runs always "
+                      "go one at a time")
       ->type_name("N")
-      ->check(CLI::Range(1, kMaxJobs));
+      ->check(JobsRange());
   app->add_option("--shard", *shard,
                   "run only the I-th of N slices of the sweep (1-based; round-robin: runs I, I+N, I+2N, ...); "
                   "join the outputs with locklab merge")

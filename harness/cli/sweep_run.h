@@ -15,6 +15,9 @@
 
 namespace locklab {
 
+// --jobs N's check: 1 to kMaxJobs, with no text of its own in --help.
+CLI::Validator JobsRange();
+
 // The flags --jobs, --shard, --results and --full-dir, bound to the given strings / int.
 void AddWideFlags(CLI::App* app, int* jobs, std::string* shard, std::string* results, std::string* full_dir);
 
