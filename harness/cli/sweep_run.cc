@@ -55,6 +55,14 @@ std::string ShardPath(const std::string& path, const Shard& s) {
 
 bool IsDirectory(const std::string& path) { return path.back() == '/' || std::filesystem::is_directory(path); }
 
+// One finished run, and what a worker thread prepared for the --results file.
+struct Finished {
+  RunResult result;
+  bool found = false;      // FoundViolation
+  std::string line;        // its results line, with the newline ("" without --results)
+  std::string full_text;   // its full report, when it goes to the --full-dir
+};
+
 class SweepRun {
  public:
   explicit SweepRun(RunRequest& req) : req_(req) {}
@@ -63,7 +71,8 @@ class SweepRun {
  private:
   int Prepare();
   RunResult RunAt(size_t k) const;
-  void Consume(size_t k, RunResult&& r);
+  Finished RunAndPrepare(size_t k) const;
+  void Consume(size_t k, Finished&& f);
   int WriteOutputs();
   void PrintSummary() const;
 
@@ -127,30 +136,41 @@ RunResult SweepRun::RunAt(size_t k) const {
   return r;
 }
 
-void SweepRun::Consume(size_t k, RunResult&& r) {
+// On a worker thread: the run, and its line and full report (JSON work that would otherwise
+// all fall on the thread that writes).
+Finished SweepRun::RunAndPrepare(size_t k) const {
+  Finished f;
+  f.result = RunAt(k);
+  f.found = FoundViolation(f.result);
+  if (!req_.results.empty()) {
+    const bool full = f.found && !req_.full_dir.empty();
+    if (full) f.full_text = ReportText(BuildReport({f.result}, MakeReportContext(f.result.spec)));
+    const RunPlace place{selection_[k] + 1, req_.specs.size(), sweep_hash_};
+    f.line = ResultLine(f.result, place, full) + "\n";
+  }
+  return f;
+}
+
+void SweepRun::Consume(size_t k, Finished&& f) {
   const size_t run = selection_[k] + 1;
+  RunResult& r = f.result;
   if (!r.completed) {
     all_completed_ = false;
     std::fprintf(stderr, "locklab: run %zu (%s, seed %llu) did not complete: %s\n", run, r.spec.algorithm.c_str(),
                  static_cast<unsigned long long>(r.spec.seed), OneLine(r.error).c_str());
   }
-  const bool found = FoundViolation(r);
-  violations_found_ += found ? 1 : 0;
+  violations_found_ += f.found ? 1 : 0;
   if (!first_violation_ && !r.check.safety.examples.empty()) {
     first_violation_ = r;
     first_violation_run_ = run;
   }
-  if (!req_.results.empty()) {
-    const bool full = found && !req_.full_dir.empty();
-    if (full) {
-      const std::string path = (std::filesystem::path(req_.full_dir) / FullReportName(run)).string();
-      if (Status st = WriteFileAtomic(path, ReportText(BuildReport({r}, MakeReportContext(r.spec)))); !st.ok())
-        throw WriteError(st.message());
-      ++full_written_;
-    }
-    const RunPlace place{run, req_.specs.size(), sweep_hash_};
-    if (Status st = results_file_.Append(ResultLine(r, place, full) + "\n"); !st.ok()) throw WriteError(st.message());
+  if (!f.full_text.empty()) {
+    const std::string path = (std::filesystem::path(req_.full_dir) / FullReportName(run)).string();
+    if (Status st = WriteFileAtomic(path, f.full_text); !st.ok()) throw WriteError(st.message());
+    ++full_written_;
   }
+  if (!f.line.empty())
+    if (Status st = results_file_.Append(f.line); !st.ok()) throw WriteError(st.message());
   if (!report_path_.empty()) results_.push_back(std::move(r));
 }
 
@@ -204,9 +224,9 @@ int SweepRun::Run() {
   if (const int code = Prepare(); code != kExitOk) return code;
   try {
     // A window of finished runs waiting for an earlier one: memory stays bounded.
-    RunInOrder(
-        selection_.size(), jobs_, 8 * static_cast<size_t>(jobs_), [this](size_t k) { return RunAt(k); },
-        [this](size_t k, RunResult&& r) { Consume(k, std::move(r)); });
+    RunInOrder<Finished>(
+        selection_.size(), jobs_, 8 * static_cast<size_t>(jobs_), [this](size_t k) { return RunAndPrepare(k); },
+        [this](size_t k, Finished&& f) { Consume(k, std::move(f)); });
     if (!req_.quiet) PrintSummary();
     WriteOutputs();
   } catch (const WriteError& e) {
