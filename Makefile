@@ -3,14 +3,15 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need.
 PKGS := g++ cmake make pkg-config libhiredis-dev libevent-dev nlohmann-json3-dev libcli11-dev \
-        libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-tools python3 libboost-dev
+        libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-tools python3 libboost-dev \
+        parallel
 
 # What `make plots` needs on top: Jupyter's nbconvert, a Python kernel, pandas and matplotlib.
 PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib
 # Debian's own Python runs the notebooks (its packages are the ones installed above).
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps plot-deps build test run bench plots retry-study clean
+.PHONY: all deps plot-deps build test test-slurm run bench plots retry-study clean
 
 all: build
 
@@ -41,6 +42,12 @@ build: deps $(BUILD)/CMakeCache.txt
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# A one-node Slurm on this machine (root), a sweep as a job array, merged and compared with the
+# unsharded sweep; every daemon is stopped at the end (harness/testing/slurm_test.sh).
+test-slurm: build
+	@$(MAKE) --no-print-directory deps PKGS="slurmd slurmctld slurm-client munge"
+	sh harness/testing/slurm_test.sh $(BUILD)/locklab
 
 run: build
 	./$(BUILD)/locklab suite --backend sim,redis --out-dir results

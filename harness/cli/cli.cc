@@ -14,8 +14,10 @@
 #include "harness/bench/bench_peers.h"
 #include "harness/cli/calibrate_cli.h"
 #include "harness/cli/cli_list.h"
+#include "harness/cli/merge_cli.h"
 #include "harness/cli/scenario_cli.h"
 #include "harness/cli/suite.h"
+#include "harness/cli/sweep_run.h"
 #include "harness/real/redis_runtime.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
@@ -48,7 +50,8 @@ struct RunFlags {
   RunSpec values;
   std::vector<std::pair<const SpecField*, CLI::Option*>> fields;
   std::vector<std::string> opts, retry_opts, faults;
-  std::string redis, config, out;
+  std::string redis, config, out, shard, results, full_dir;
+  int jobs = DefaultJobs();
   bool quiet = false, no_progress = false;
   CLI::Option *opt_o = nullptr, *retry_opt_o = nullptr, *fault_o = nullptr, *redis_o = nullptr, *config_o = nullptr;
 };
@@ -158,6 +161,7 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
       ->check(NonEmpty());
   app->add_flag("--quiet", f->quiet, "no table on stdout (the report path and replay command still print)");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
+  AddWideFlags(app, &f->jobs, &f->shard, &f->results, &f->full_dir);
 }
 
 // The scalar flags the user gave, over the config file's values.
@@ -251,6 +255,7 @@ Result<RunRequest> BuildRequest(const RunFlags& f) {
   out.out = f.out;
   out.quiet = f.quiet;
   out.progress = !f.no_progress;
+  LOCKLAB_RETURN_IF_ERROR(ApplyWideFlags(f.jobs, f.shard, f.results, f.full_dir, &out));
   return out;
 }
 
@@ -267,67 +272,10 @@ int BadInput(const std::string& msg) {
   return kExitBadInput;
 }
 
-// The first violation of any run, with its timeline.
-void PrintFirstViolation(const std::vector<RunResult>& results) {
-  for (size_t i = 0; i < results.size(); ++i) {
-    const RunResult& r = results[i];
-    if (r.check.safety.examples.empty()) continue;
-    const Violation& v = r.check.safety.examples[0];
-    std::string clients;
-    for (int c : v.clients) clients += (clients.empty() ? "" : ", ") + std::to_string(c);
-    std::printf("\nfirst violation (run %zu, %s, seed %llu): %.3f ms to %.3f ms, clients %s (!! = two holders)\n",
-                i + 1, AlgorithmLabel(r.spec).c_str(), static_cast<unsigned long long>(r.spec.seed),
-                static_cast<double>(v.start_us) / 1000.0, static_cast<double>(v.end_us) / 1000.0, clients.c_str());
-    std::fputs(TimelineTable(v).c_str(), stdout);
-    // A single run's replay command is printed last anyway.
-    if (results.size() > 1) std::printf("replay: %s\n", ReplayCommand(r.spec).c_str());
-    return;
-  }
-}
-
 int RunCommand(const RunFlags& flags) {
   Result<RunRequest> built = BuildRequest(flags);
   if (!built.ok()) return BadInput(built.status().message());
-  RunRequest& req = *built;
-  for (RunSpec& s : req.specs) {
-    if (Status st = ResolveSpec(&s); !st.ok())
-      return BadInput(req.specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + st.message()
-                                           : st.message());
-  }
-  const std::string path = req.out.empty() ? DefaultRunReportPath(req.specs) : req.out;
-  if (path.back() == '/' || std::filesystem::is_directory(path))
-    return BadInput("--out " + path + ": give a file name, not a directory");
-  std::vector<RunResult> results;
-  bool all_completed = true;
-  for (size_t i = 0; i < req.specs.size(); ++i) {
-    const RunSpec& s = req.specs[i];
-    if (req.progress)
-      std::fprintf(stderr, "[%zu/%zu] %s %s seed %llu ...\n", i + 1, req.specs.size(), s.backend.c_str(),
-                   AlgorithmLabel(s).c_str(), static_cast<unsigned long long>(s.seed));
-    results.push_back(RunOne(s, req.progress));
-    if (!results.back().completed) {
-      all_completed = false;
-      std::fprintf(stderr, "locklab: run %zu (%s, seed %llu) did not complete: %s\n", i + 1, s.algorithm.c_str(),
-                   static_cast<unsigned long long>(s.seed), OneLine(results.back().error).c_str());
-    }
-  }
-  if (!req.quiet) {
-    std::fputs(RunsTable(results).c_str(), stdout);
-    PrintFirstViolation(results);
-  }
-  nlohmann::json report = BuildReport(results, MakeReportContext(results));
-  if (!req.sweep_config.is_null()) report["config"] = req.sweep_config;
-  if (Status st = WriteFileAtomic(path, ReportText(report)); !st.ok()) {
-    std::fprintf(stderr, "locklab: %s\n", OneLine(st.message()).c_str());
-    return kExitInternal;
-  }
-  std::printf("report: %s\n", path.c_str());
-  if (results.size() == 1)
-    std::printf("replay: %s\n", ReplayCommand(results[0].spec).c_str());
-  else
-    std::printf("replay: each run's \"replay\" in the report, or: locklab run --config %s\n", path.c_str());
-  std::fflush(stdout);
-  return all_completed ? kExitOk : kExitInternal;
+  return ExecuteRun(*built);
 }
 
 struct SuiteFlags {
@@ -360,6 +308,10 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
       ->type_name("HOST:PORT[,..]");
   app->add_flag("--quiet", f->o.quiet, "no table on stdout");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
+  f->o.jobs = DefaultJobs();
+  app->add_option("--jobs", f->o.jobs, "simulator runs at the same time (threads; default: the cores; the output is the same for any N)")
+      ->type_name("N")
+      ->check(JobsRange());
 }
 
 int SuiteCommand(SuiteFlags& f) {
@@ -477,6 +429,9 @@ int CliMain(int argc, char** argv) {
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
   const CalibrateCli calibrate(app);
+  CLI::App* merge = app.add_subcommand("merge", "join the outputs of a sweep's shards (--shard I/N) into one");
+  MergeFlags merge_flags;
+  AddMergeFlags(merge, &merge_flags);
   AddFooters(scenario, suite);
 
   try {
@@ -505,6 +460,7 @@ int CliMain(int argc, char** argv) {
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
     if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
     if (calibrate.parsed()) return calibrate.Run();
+    if (merge->parsed()) return MergeCommand(merge_flags);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

@@ -11,6 +11,7 @@
 
 #include "algorithms/status.h"
 #include "harness/run/run_spec.h"
+#include "harness/run/sweep_shard.h"
 
 namespace locklab {
 
@@ -28,6 +29,11 @@ struct RunRequest {
   bool quiet = false;
   bool progress = true;
   nlohmann::json sweep_config;  // a config with a "sweep": the report's config (null otherwise)
+  int jobs = 1;                 // threads for simulator runs (1..kMaxJobs; --jobs, default: the cores)
+  bool sharded = false;         // --shard I/N given: only that slice runs, its report says so
+  Shard shard;
+  std::string results;          // --results FILE.jsonl: a line per run ("" = none)
+  std::string full_dir;         // --full-dir: full reports of the runs that found a violation
 };
 // `args` are the words after "locklab run". The config file (--config) is read here; flags
 // override its values: --algorithm replaces the file's algorithm(s) and their options, --seed

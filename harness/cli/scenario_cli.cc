@@ -9,9 +9,11 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/sweep_run.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/run/config.h"
+#include "harness/run/parallel_runs.h"
 #include "harness/run/spec_fields.h"
 #include "harness/scenario/scenario.h"
 #include "harness/scenario/scenario_text.h"
@@ -278,15 +280,21 @@ Result<Plan> PlanScenarios(const ScenarioFlags& f) {
   return plan;
 }
 
-// Runs every job with its progress lines; true when every verdict is the expected one.
+// Runs every job with its progress lines; true when every verdict is the expected one. With
+// --jobs N (simulator only) N runs go on at once; results are judged and progress is printed in
+// job order, so the output is that of --jobs 1.
 bool RunJobs(const ScenarioFlags& f, std::vector<Job>* jobs) {
   bool all_ok = true;
-  for (size_t i = 0; i < jobs->size(); ++i) {
+  int threads = f.jobs;
+  for (const Job& j : *jobs)
+    if (j.backend != "sim") threads = 1;  // real servers: one run at a time
+  auto run = [&](size_t i) { return RunOne((*jobs)[i].run.spec, false, /*keep_events=*/true); };
+  auto consume = [&](size_t i, RunResult&& r) {
     Job& j = (*jobs)[i];
     if (!f.no_progress)
       std::fprintf(stderr, "[%zu/%zu] %s %s on %s ...\n", i + 1, jobs->size(), j.sc->id.c_str(), j.label.c_str(),
                    j.backend.c_str());
-    j.result = RunOne(j.run.spec, false, /*keep_events=*/true);
+    j.result = std::move(r);
     j.result.replay = j.run.replay;
     j.verdict = Judge(j.run, j.result);
     if (!j.result.completed) {
@@ -299,7 +307,8 @@ bool RunJobs(const ScenarioFlags& f, std::vector<Job>* jobs) {
     if (!f.no_progress)
       std::fprintf(stderr, "      %s\n", !j.judged ? j.verdict.observed.c_str()
                                          : j.verdict.matches ? "as expected" : "DIFFERS from the expected verdict");
-  }
+  };
+  RunInOrder(jobs->size(), threads, 8 * static_cast<size_t>(std::max(threads, 1)), run, consume);
   return all_ok;
 }
 
@@ -412,6 +421,13 @@ void AddScenarioFlags(CLI::App* app, ScenarioFlags* f) {
   app->add_flag("--no-timeline", f->no_timeline, "no timeline tables (one scenario)");
   app->add_flag("--quiet", f->quiet, "print only the verdicts (and the matrix for `all`)");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
+  f->jobs = DefaultJobs();
+  app->add_option("--jobs", f->jobs,
+                  "simulator runs at the same time (threads; default: the cores; the output is the same for any N; "
+                  "real-Redis runs "
+                  "go one at a time)")
+      ->type_name("N")
+      ->check(JobsRange());
 }
 
 int ScenarioCommand(const ScenarioFlags& f) {

@@ -27,6 +27,7 @@ struct ScenarioFlags {
   std::string out, out_dir = "results/scenarios", scenario_dir;
   std::vector<std::string> redis;
   bool also = false, quiet = false, no_progress = false, no_timeline = false;
+  int jobs = 1;  // simulator runs at the same time (--jobs; default on the command line: the cores)
 };
 
 void AddScenarioFlags(CLI::App* app, ScenarioFlags* f);

@@ -6,6 +6,7 @@
 #include "algorithms/lock.h"
 #include "harness/report/report.h"
 #include "harness/report/text_table.h"
+#include "harness/run/parallel_runs.h"
 
 namespace locklab {
 
@@ -77,38 +78,47 @@ Result<SpecGrid> ResolveSuite(const SuiteOptions& o) {
 }
 
 // Runs every cell, writes one report per (backend, preset). groups: one per backend x preset, in
-// column order. false when a run did not complete or a report could not be written.
+// column order. false when a run did not complete or a report could not be written. With
+// o.jobs > 1 (simulator only) the cells run on that many threads; progress lines, reports and
+// table come in the same order and bytes as with one.
 bool RunGroups(const SuiteOptions& o, const SpecGrid& specs, std::vector<std::vector<RunResult>>* groups) {
   const auto& presets = SuitePresets();
-  const size_t total = o.backends.size() * presets.size() * Algorithms().size();
-  size_t done = 0;
+  const size_t per_group = Algorithms().size();
+  std::vector<const RunSpec*> cells;  // backend-major, then preset, then algorithm
+  for (const auto& by_preset : specs)
+    for (const auto& group : by_preset)
+      for (const RunSpec& s : group) cells.push_back(&s);
+  const size_t total = cells.size();
+  int jobs = o.jobs;
+  for (const std::string& b : o.backends)
+    if (b != "sim") jobs = 1;  // real servers: one run at a time
   bool ok = true;
   groups->reserve(o.backends.size() * presets.size());
-  for (size_t bi = 0; bi < o.backends.size(); ++bi) {
-    for (size_t pi = 0; pi < presets.size(); ++pi) {
-      groups->emplace_back();
-      std::vector<RunResult>& results = groups->back();
-      for (const RunSpec& s : specs[bi][pi]) {
-        ++done;
-        RunResult r = RunOne(s, false);
-        if (o.progress)
-          std::fprintf(
-              stderr, "[%*zu/%zu] %s %-10s %-13s %s: %lld violations, %lld acquired%s\n",
-              static_cast<int>(std::to_string(total).size()), done, total, s.backend.c_str(), presets[pi].name.c_str(),
-              s.algorithm.c_str(), r.completed ? "done" : "FAILED", static_cast<long long>(r.check.safety.violations),
-              static_cast<long long>(r.check.liveness.acquired), r.completed ? "" : (" (" + r.error + ")").c_str());
-        if (!r.completed) ok = false;
-        results.push_back(std::move(r));
-      }
-      const std::string path = SuiteReportPath(o, o.backends[bi], presets[pi]);
-      if (Status st = WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results)))); !st.ok()) {
-        std::fprintf(stderr, "locklab: %s\n", st.message().c_str());
-        ok = false;
-      } else if (o.progress) {
-        std::fprintf(stderr, "report: %s\n", path.c_str());
-      }
+  auto consume = [&](size_t i, RunResult&& r) {
+    const size_t bi = i / (presets.size() * per_group), pi = i / per_group % presets.size();
+    const RunSpec& s = *cells[i];
+    if (i % per_group == 0) groups->emplace_back();
+    std::vector<RunResult>& results = groups->back();
+    if (o.progress)
+      std::fprintf(stderr, "[%*zu/%zu] %s %-10s %-13s %s: %lld violations, %lld acquired%s\n",
+                   static_cast<int>(std::to_string(total).size()), i + 1, total, s.backend.c_str(),
+                   presets[pi].name.c_str(), s.algorithm.c_str(), r.completed ? "done" : "FAILED",
+                   static_cast<long long>(r.check.safety.violations),
+                   static_cast<long long>(r.check.liveness.acquired),
+                   r.completed ? "" : (" (" + r.error + ")").c_str());
+    if (!r.completed) ok = false;
+    results.push_back(std::move(r));
+    if (results.size() < per_group) return;
+    const std::string path = SuiteReportPath(o, o.backends[bi], presets[pi]);
+    if (Status st = WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results)))); !st.ok()) {
+      std::fprintf(stderr, "locklab: %s\n", st.message().c_str());
+      ok = false;
+    } else if (o.progress) {
+      std::fprintf(stderr, "report: %s\n", path.c_str());
     }
-  }
+  };
+  RunInOrder(total, jobs, 8 * static_cast<size_t>(std::max(jobs, 1)),
+             [&](size_t i) { return RunOne(*cells[i], false); }, consume);
   return ok;
 }
 

@@ -32,6 +32,7 @@ struct SuiteOptions {
   int64_t requests = 200;
   bool quiet = false;    // no table on stdout
   bool progress = true;  // one line per run on stderr
+  int jobs = 1;          // simulator runs at the same time (1..kMaxJobs); the output is the same
 };
 
 // The spec of one cell: the suite's base workload, the preset applied, not yet resolved.

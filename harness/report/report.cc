@@ -207,8 +207,14 @@ json RunJson(const RunResult& r) {
 }
 
 json ReportConfig(const std::vector<RunResult>& runs) {
+  std::vector<RunSpec> specs;
+  for (const RunResult& r : runs) specs.push_back(r.spec);
+  return ReportConfigOfSpecs(specs);
+}
+
+json ReportConfigOfSpecs(const std::vector<RunSpec>& runs) {
   if (runs.empty()) return json::object();
-  const json first = ToJson(runs[0].spec);
+  const json first = ToJson(runs[0]);
   if (runs.size() == 1) return first;
   auto strip = [](json j) {
     j.erase("algorithm");
@@ -220,12 +226,12 @@ json ReportConfig(const std::vector<RunResult>& runs) {
   std::vector<std::string> algs;
   std::vector<uint64_t> seeds;
   std::vector<std::pair<std::string, uint64_t>> order;
-  for (const RunResult& r : runs) {
-    if (strip(ToJson(r.spec)) != base) return first;  // not a sweep: the first spec stands for all
-    std::string a = AlgorithmChoice{r.spec.algorithm, r.spec.algorithm_options}.ToString();
+  for (const RunSpec& r : runs) {
+    if (strip(ToJson(r)) != base) return first;  // not a sweep: the first spec stands for all
+    std::string a = AlgorithmChoice{r.algorithm, r.algorithm_options}.ToString();
     if (std::find(algs.begin(), algs.end(), a) == algs.end()) algs.push_back(a);
-    if (std::find(seeds.begin(), seeds.end(), r.spec.seed) == seeds.end()) seeds.push_back(r.spec.seed);
-    order.emplace_back(a, r.spec.seed);
+    if (std::find(seeds.begin(), seeds.end(), r.seed) == seeds.end()) seeds.push_back(r.seed);
+    order.emplace_back(a, r.seed);
   }
   // Only a full product in ExpandSweep's order reads back as the same runs.
   if (algs.size() * seeds.size() != runs.size()) return first;
@@ -246,11 +252,13 @@ json ReportConfig(const std::vector<RunResult>& runs) {
 }
 
 ReportContext MakeReportContext(const std::vector<RunResult>& runs) {
+  return runs.empty() ? MakeReportContext(RunSpec()) : MakeReportContext(runs[0].spec);
+}
+
+ReportContext MakeReportContext(const RunSpec& first) {
   ReportContext c;
-  if (!runs.empty()) {
-    c.backend = runs[0].spec.backend;
-    c.seed = runs[0].spec.seed;
-  }
+  c.backend = first.backend;
+  c.seed = first.seed;
   if (c.backend == "redis") {
     c.host = HostName();
     c.started_at = UtcNowText();

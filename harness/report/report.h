@@ -28,6 +28,8 @@ struct ReportContext {
 // The context of a report about `runs`: backend and seed of the first run; for the redis backend
 // also the host name and the current wall time (the only place a report reads either).
 ReportContext MakeReportContext(const std::vector<RunResult>& runs);
+// The same from the sweep's first spec (a shard's report: the whole sweep's context).
+ReportContext MakeReportContext(const RunSpec& first);
 
 nlohmann::json BuildReport(const std::vector<RunResult>& runs, const ReportContext& context);
 // One element of "runs".
@@ -35,6 +37,8 @@ nlohmann::json RunJson(const RunResult& run);
 // "config": the run's spec when there is one; for a sweep (runs differing only in algorithm
 // and/or seed) the spec with "algorithms"/"seeds" lists, loadable again by --config.
 nlohmann::json ReportConfig(const std::vector<RunResult>& runs);
+// The same from the specs alone (a shard's report: the whole sweep's config).
+nlohmann::json ReportConfigOfSpecs(const std::vector<RunSpec>& specs);
 
 // The flags after `locklab run` that reproduce `spec`: --backend, --algorithm and --seed always,
 // every other field only when it differs from its default (for that algorithm and retry policy),

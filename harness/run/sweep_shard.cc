@@ -1,0 +1,72 @@
+#include "harness/run/sweep_shard.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "harness/run/build_info.h"
+#include "harness/run/config.h"
+
+namespace locklab {
+namespace {
+
+// A positive decimal number of at most 9 digits (no sign, no spaces); -1 otherwise.
+int ParsePositive(const std::string& s) {
+  if (s.empty() || s.size() > 9) return -1;
+  for (char c : s)
+    if (c < '0' || c > '9') return -1;
+  int v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+uint64_t Fnv1a(const std::string& text, uint64_t h = 0xcbf29ce484222325ULL) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string Hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
+
+Result<Shard> ParseShard(const std::string& text) {
+  const size_t slash = text.find('/');
+  const std::string bad = "--shard " + text + ": ";
+  if (slash == std::string::npos) return Status::Invalid(bad + "give I/N, e.g. 2/8 (I from 1 to N)");
+  Shard s;
+  s.index = ParsePositive(text.substr(0, slash));
+  s.count = ParsePositive(text.substr(slash + 1));
+  if (s.count < 1 || s.count > kMaxShards)
+    return Status::Invalid(bad + "N must be from 1 to " + std::to_string(kMaxShards));
+  if (s.index < 1 || s.index > s.count) return Status::Invalid(bad + "I must be from 1 to N (1-based)");
+  return s;
+}
+
+std::vector<size_t> ShardRuns(size_t total, const Shard& shard) {
+  std::vector<size_t> out;
+  for (size_t i = static_cast<size_t>(shard.index - 1); i < total; i += static_cast<size_t>(shard.count))
+    out.push_back(i);
+  return out;
+}
+
+std::string HashHex(const std::string& text) { return Hex(Fnv1a(text)); }
+
+std::string ConfigHash(const RunSpec& spec) {
+  nlohmann::json j = ToJson(spec);
+  j.erase("seed");
+  return HashHex(j.dump());
+}
+
+std::string SweepHash(const std::vector<RunSpec>& specs) {
+  uint64_t h = Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n");
+  for (const RunSpec& s : specs) h = Fnv1a(ToJson(s).dump() + "\n", h);
+  return Hex(h);
+}
+
+}  // namespace locklab
