@@ -62,16 +62,7 @@ void Simulator::ExpireCycleAt(int physical, int64_t t_us) {
       if (replica.up) replica.store.Apply(key, std::nullopt);
       continue;
     }
-    uint32_t rid;
-    if (free_repl_.empty()) {
-      rid = static_cast<uint32_t>(repl_.size());
-      repl_.emplace_back();
-    } else {
-      rid = free_repl_.back();
-      free_repl_.pop_back();
-    }
-    repl_[rid] = ReplItem{key, std::nullopt, repl_generation_};
-    Push(due, kRepl, static_cast<int32_t>(rid), 0);
+    PushRepl(ReplItem{key, std::nullopt, repl_generation_}, due);
   }
 }
 

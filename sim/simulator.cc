@@ -264,18 +264,21 @@ void Simulator::OnNodeReceive(uint32_t id) {
 
 void Simulator::Replicate(int physical, const std::vector<std::string>& touched) {
   NodeState& node = *nodes_[static_cast<size_t>(physical)];
-  for (const auto& key : touched) {
-    uint32_t rid;
-    if (free_repl_.empty()) {
-      rid = static_cast<uint32_t>(repl_.size());
-      repl_.emplace_back();
-    } else {
-      rid = free_repl_.back();
-      free_repl_.pop_back();
-    }
-    repl_[rid] = ReplItem{key, node.store.Snapshot(key), repl_generation_};
-    Push(now_us_ + config_.repl_delay_us, kRepl, static_cast<int32_t>(rid), 0);
+  for (const auto& key : touched)
+    PushRepl(ReplItem{key, node.store.Snapshot(key), repl_generation_}, now_us_ + config_.repl_delay_us);
+}
+
+void Simulator::PushRepl(ReplItem item, int64_t due_us) {
+  uint32_t rid;
+  if (free_repl_.empty()) {
+    rid = static_cast<uint32_t>(repl_.size());
+    repl_.emplace_back();
+  } else {
+    rid = free_repl_.back();
+    free_repl_.pop_back();
   }
+  repl_[rid] = std::move(item);
+  Push(due_us, kRepl, static_cast<int32_t>(rid), 0);
 }
 
 void Simulator::RunAtNode(uint32_t id, int physical) {

@@ -209,6 +209,8 @@ class Simulator {
   void RunAtNode(uint32_t id, int physical);
   void ReplyFromNode(uint32_t id, Reply reply, int64_t depart);
   void Replicate(int physical, const std::vector<std::string>& touched);
+  // Queues one key's new state for the replica, applied at due_us (kRepl).
+  void PushRepl(ReplItem item, int64_t due_us);
   void Park(uint32_t id, int physical, int64_t deadline_ms);
   void Unpark(uint32_t id);
   void ScheduleBlockTimeout(uint32_t id);
