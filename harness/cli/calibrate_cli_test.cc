@@ -1,4 +1,5 @@
 // `locklab calibrate` end to end, in process: flags, exit codes, the profile it writes, --check.
+#include "harness/testing/temp_dir_test.h"
 #include "harness/cli/calibrate_cli.h"
 
 #include <gtest/gtest.h>
@@ -14,15 +15,9 @@
 namespace locklab {
 namespace {
 
-class CalibCli : public ::testing::Test {
+class CalibCli : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("locklab_calib_cli_test_" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
+  CalibCli() : TempDirTest("locklab_calib_cli_test") {}
 };
 
 TEST_F(CalibCli, BadFlagsExit2AndRunNothing) {

@@ -28,6 +28,19 @@
 #include "harness/cli/validate_cli.h"
 
 namespace locklab {
+
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+int BadInput(const std::string& msg) {
+  std::fprintf(stderr, "locklab: %s\n", OneLine(msg).c_str());
+  return kExitBadInput;
+}
+
 namespace {
 
 std::string Names(const std::vector<std::string>& v) {
@@ -257,19 +270,6 @@ Result<RunRequest> BuildRequest(const RunFlags& f) {
   out.progress = !f.no_progress;
   LOCKLAB_RETURN_IF_ERROR(ApplyWideFlags(f.jobs, f.shard, f.results, f.full_dir, &out));
   return out;
-}
-
-// CLI11's messages can span lines; ours are one line.
-std::string OneLine(std::string s) {
-  for (char& c : s)
-    if (c == '\n') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
-int BadInput(const std::string& msg) {
-  std::fprintf(stderr, "locklab: %s\n", OneLine(msg).c_str());
-  return kExitBadInput;
 }
 
 int RunCommand(const RunFlags& flags) {

@@ -22,6 +22,11 @@ constexpr int kExitBadInput = 2;
 // The whole program; main() only calls this.
 int CliMain(int argc, char** argv);
 
+// `s` on one line: newlines become spaces, trailing spaces go (CLI11's messages span lines).
+std::string OneLine(std::string s);
+// Bad input: "locklab: MSG" on one line on stderr; returns kExitBadInput for the caller to return.
+int BadInput(const std::string& msg);
+
 // What `locklab run ARGS...` would do, without doing it.
 struct RunRequest {
   std::vector<RunSpec> specs;  // the sweep (config file x flags), not yet resolved

@@ -23,12 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-int BadInput(std::string msg) {
-  for (char& c : msg)
-    if (c == '\n') c = ' ';
-  std::fprintf(stderr, "locklab: %s\n", msg.c_str());
-  return kExitBadInput;
-}
 
 Status ParseParam(const std::string& text, Params* out) {
   const size_t eq = text.find('=');

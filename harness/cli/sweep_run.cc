@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "harness/cli/cli.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/report/results_jsonl.h"
@@ -15,17 +16,6 @@
 namespace locklab {
 namespace {
 
-std::string OneLine(std::string s) {
-  for (char& c : s)
-    if (c == '\n') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
-int Bad(const std::string& msg) {
-  std::fprintf(stderr, "locklab: %s\n", OneLine(msg).c_str());
-  return kExitBadInput;
-}
 
 // A file that could not be written stops the sweep (thrown out of RunInOrder's consume).
 struct WriteError : std::runtime_error {
@@ -92,16 +82,16 @@ int SweepRun::Prepare() {
   std::vector<RunSpec>& specs = req_.specs;
   for (RunSpec& s : specs) {
     if (Status st = ResolveSpec(&s); !st.ok())
-      return Bad(specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + st.message()
+      return BadInput(specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + st.message()
                                   : st.message());
   }
   if (req_.results.empty() || !req_.out.empty()) {
     report_path_ = req_.out.empty() ? DefaultRunReportPath(specs) : req_.out;
     if (req_.out.empty() && req_.sharded) report_path_ = ShardPath(report_path_, req_.shard);
-    if (IsDirectory(report_path_)) return Bad("--out " + report_path_ + ": give a file name, not a directory");
+    if (IsDirectory(report_path_)) return BadInput("--out " + report_path_ + ": give a file name, not a directory");
   }
   if (!req_.results.empty() && IsDirectory(req_.results))
-    return Bad("--results " + req_.results + ": give a file name, not a directory");
+    return BadInput("--results " + req_.results + ": give a file name, not a directory");
   selection_ = ShardRuns(specs.size(), req_.sharded ? req_.shard : Shard{});
   jobs_ = static_cast<int>(std::min<size_t>(static_cast<size_t>(req_.jobs), std::max<size_t>(selection_.size(), 1)));
   for (const RunSpec& s : specs)

@@ -10,16 +10,6 @@
 namespace locklab {
 namespace {
 
-std::string FirstLine(std::string s) {
-  for (char& c : s)
-    if (c == '\n') c = ' ';
-  return s;
-}
-
-int Bad(const std::string& msg) {
-  std::fprintf(stderr, "locklab: %s\n", FirstLine(msg).c_str());
-  return kExitBadInput;
-}
 
 Status WriteJson(const std::string& path, const nlohmann::json& j) { return WriteFileAtomic(path, j.dump(2) + "\n"); }
 
@@ -76,7 +66,7 @@ int ValidateCommand(ValidateFlags& f, const std::string& command) {
   f.o.command = command;
   Result<ValidationResult> r = RunValidation(f.o);
   if (!r.ok()) {
-    Bad(r.status().message());
+    BadInput(r.status().message());
     return r.status().invalid() ? kExitBadInput : kExitInternal;
   }
   std::cout << "locklab validate: simulator vs real Redis" << (f.o.quick ? " (--quick)" : "") << "\n\n"
@@ -85,7 +75,7 @@ int ValidateCommand(ValidateFlags& f, const std::string& command) {
                "--help\n";
   if (Status s = WriteJson(f.o.out, ValidationJson(*r, f.o)); !s.ok()) {
     std::cout.flush();
-    std::fprintf(stderr, "locklab: %s\n", FirstLine(s.message()).c_str());
+    std::fprintf(stderr, "locklab: %s\n", OneLine(s.message()).c_str());
     return kExitInternal;
   }
   std::cout << "validation: " << f.o.out << "\n";

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/testing/temp_dir_test.h"
 #include "harness/cli/validate.h"
 #include "harness/testing/cli_test_util.h"
 
@@ -198,14 +199,9 @@ TEST(ValidateGroups, CanonicalSet) {
   }
 }
 
-class ValidateCli : public ::testing::Test {
+class ValidateCli : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("locklab_validate_test_" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  ValidateCli() : TempDirTest("locklab_validate_test") {}
 };
 
 TEST_F(ValidateCli, BadFlagsExitTwoBeforeAnyRun) {

@@ -1,3 +1,4 @@
+#include "harness/testing/temp_dir_test.h"
 #include "harness/report/report.h"
 
 #include <gtest/gtest.h>
@@ -224,14 +225,9 @@ TEST(Replay, QuotesWhatTheShellWouldSplit) {
   EXPECT_EQ(ShellSplit("x " + ShellQuote("it's a b")), (std::vector<std::string>{"x", "it's a b"}));
 }
 
-class AtomicWrite : public ::testing::Test {
+class AtomicWrite : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("locklab_report_test_" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  AtomicWrite() : TempDirTest("locklab_report_test") {}
 };
 
 std::string ReadAll(const std::filesystem::path& p) {

@@ -1,4 +1,5 @@
 // The profile file: write -> load gives the same model; a bad file is Invalid and names its key.
+#include "harness/testing/temp_dir_test.h"
 #include "harness/run/profile.h"
 
 #include <gtest/gtest.h>
@@ -31,14 +32,9 @@ sim::CostModel Sample() {
   return m;
 }
 
-class CalibProfile : public ::testing::Test {
+class CalibProfile : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("locklab_profile_test_" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  CalibProfile() : TempDirTest("locklab_profile_test") {}
   // The sample profile as JSON with one edit, loaded: its status.
   Status LoadEdited(const std::function<void(nlohmann::json&)>& edit) {
     nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
@@ -48,7 +44,6 @@ class CalibProfile : public ::testing::Test {
     Result<sim::CostModel> m = LoadProfile(Path("edited.json"));
     return m.ok() ? Status::Ok() : m.status();
   }
-  std::filesystem::path dir_;
 };
 
 bool SameDist(const sim::CostDist& a, const sim::CostDist& b) { return a.points == b.points; }
