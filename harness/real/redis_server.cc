@@ -493,8 +493,12 @@ Status RedisServers::Spawn(int i) {
 
 bool RedisServers::PingOnce(int i) {
   if (!running(i)) return false;
-  const Result<std::string> pong = Query(i, {"PING"}, 200'000);
-  return pong.ok() && *pong == "PONG";
+  // Not just PING: the answer must come from our process. Two test binaries may pick the same
+  // free port at once; the loser's redis-server exits ("Address already in use"), but until it
+  // does, the winner's server would answer a PING on that port and we would run against it.
+  const Result<std::string> info = Query(i, {"INFO", "server"}, 200'000);
+  return info.ok() &&
+         info->find("process_id:" + std::to_string(servers_[static_cast<size_t>(i)].pid) + "\r") != std::string::npos;
 }
 
 Status RedisServers::WaitReady(int i) {

@@ -84,7 +84,8 @@ class RedisServers {
   // Kill (if running) and start again on the same port, empty; blocks until it answers PING.
   Status Restart(int i);
   // Non-blocking halves of Restart, for an event loop that must not stall: Respawn() starts
-  // the process (after killing it if needed); PingOnce() is true once it answers.
+  // the process (after killing it if needed); PingOnce() is true once it answers (INFO server
+  // names our process: a server of another process on the same port does not count).
   Status Respawn(int i);
   bool PingOnce(int i);
   // SIGSTOP / SIGCONT.
