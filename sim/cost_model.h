@@ -47,6 +47,10 @@ struct ClientCosts {
   CostDist send_us;    // encoding and writing one command
   CostDist reply_us;   // reading and decoding one reply, resuming its caller
   CostDist timer_us;   // a sleep's timer firing and resuming its coroutine
+  CostDist hold_us;    // a message the real runtime holds for an injected network delay (a timer
+                       // of its own, armed and fired in the client process): per held request
+                       // or reply, on top of send_us / reply_us. The simulator charges it so that
+                       // it predicts the real backend, where the delay faults live in the client.
 };
 
 struct CostModel {

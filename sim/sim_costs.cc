@@ -38,7 +38,8 @@ void Simulator::InitCosts() {
   send_shift_us_ = config_.cost.client.send_us.MeanUs();
   reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
   const ClientCosts& c = config_.cost.client;
-  client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty();
+  client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
+                  !c.hold_us.points.empty();
 }
 
 double Simulator::DrawUs(const CostDist& d) {
@@ -70,10 +71,12 @@ int64_t Simulator::Depart(int physical, double cost_us) {
   return CeilUs(node.busy_until_ns);
 }
 
-int64_t Simulator::ClientSendNs(int client) {
+int64_t Simulator::ClientSendNs(int client, bool held) {
   const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
   const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
-  cpu_busy_ns_[cpu] = start + Ns(DrawUs(config_.cost.client.send_us));
+  int64_t cost_ns = Ns(DrawUs(config_.cost.client.send_us));
+  if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
+  cpu_busy_ns_[cpu] = start + cost_ns;
   return cpu_busy_ns_[cpu];
 }
 
@@ -87,14 +90,18 @@ bool Simulator::ChargeClient(const Event& ev) {
   int client = ev.a;
   const ClientCosts& c = config_.cost.client;
   const CostDist* cost = &c.timer_us;  // kWake, kWaitTimeout, kSubDeadline
+  bool held = false;                   // a reply or message held for an injected delay
   switch (ev.kind) {
     case kDeliver: {
       const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
       client = f.client;
-      if (f.reply.type != Reply::Type::kTimeout) cost = &c.reply_us;
+      if (f.reply.type != Reply::Type::kTimeout) {
+        cost = &c.reply_us;
+        held = f.reply_held;
+      }
       break;
     }
-    case kMessage:
+    case kMessage: cost = &c.reply_us; held = ev.b != 0; break;
     case kSubConfirm: cost = &c.reply_us; break;
     case kWake:
     case kWaitTimeout:
@@ -105,7 +112,9 @@ bool Simulator::ChargeClient(const Event& ev) {
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
   const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
   const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
-  cpu_busy_ns_[cpu] = start + Ns(DrawUs(*cost));
+  int64_t cost_ns = Ns(DrawUs(*cost));
+  if (held) cost_ns += Ns(DrawUs(c.hold_us));
+  cpu_busy_ns_[cpu] = start + cost_ns;
   const int64_t ready_us = CeilUs(cpu_busy_ns_[cpu]);
   if (ready_us <= now_us_) return false;
   Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);

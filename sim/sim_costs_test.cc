@@ -53,6 +53,22 @@ TEST(SimCosts, LoneCommandPaysSendPathWakeCommandPathReply) {
   EXPECT_EQ(done, 231);
 }
 
+TEST(SimCosts, HeldMessagesPayTheHoldOnTheClient) {
+  // As the first test, with hold 2 on the held request and 2 on the held reply: 231 + 4.
+  CostModel cost = ConstantCosts(6, 5, 3, 4, 10);
+  cost.client.hold_us = CostDist::Constant(2);
+  Simulator held(CostConfig(1, cost, 100));
+  int64_t done = 0;
+  held.StartClient(0, Gets(held.env(0), 1, &done, held));
+  ASSERT_TRUE(RunOk(held));
+  EXPECT_EQ(done, 235);
+  // Without an injected delay nothing is held: the hold costs nothing (3 + 7 + 11 + 6 + 4).
+  Simulator plain(CostConfig(1, cost, 0));
+  plain.StartClient(0, Gets(plain.env(0), 1, &done, plain));
+  ASSERT_TRUE(RunOk(plain));
+  EXPECT_EQ(done, 31);
+}
+
 TEST(SimCosts, LegacyModelIsTheOldFixedService) {
   Simulator sim(CostConfig(1, LegacyCostModel(), 100));
   int64_t done = 0;

@@ -94,7 +94,8 @@ void Simulator::ServeReady(int physical) {
 void Simulator::SendMessages(int64_t depart) {
   for (const auto& [client, endpoint] : messages_out_) {
     const Network::Hop hop = net_.Draw(client, endpoint, depart);
-    if (!hop.dropped()) Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us), kMessage, client, 0);
+    if (!hop.dropped())  // b: held for an injected delay (client.hold_us)
+      Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us), kMessage, client, hop.delay_us > 0 ? 1 : 0);
   }
   messages_out_.clear();
 }
@@ -239,8 +240,8 @@ void Simulator::StartSubscribe(int client, SubscribeCall* call) {
   ++r.gen;
   r.callers.emplace_back(call, deadline);
   CountCommand(client, Command::Of("SUBSCRIBE", r.channel));
-  const int64_t leave_ns = ClientSendNs(client);
   const Network::Hop hop = net_.Draw(client, r.endpoint, now_us_);
+  const int64_t leave_ns = ClientSendNs(client, /*held=*/hop.delay_us > 0);
   if (!hop.dropped()) Push(ArriveUs(leave_ns, /*request=*/true, hop.delay_us), kSubArrive, client, SubRef(index, r.gen));
   Push(deadline, kSubDeadline, client, SubRef(index, r.gen));
 }

@@ -180,12 +180,11 @@ void Simulator::StartCall(int client, PendingCall* call) {
   f.cmd = std::move(call->cmd);
   f.deadline_us = now_us_ + config_.command_timeout_us;
   f.use = ++use_seq_;
-  f.node_pending = f.deliver_pending = f.parked = f.held = false;
+  f.node_pending = f.deliver_pending = f.parked = f.held = f.reply_held = false;
   // A BLPOP may wait its own timeout at the node: the command timeout counts from after it.
   if (int64_t block_ms = 0; BlpopTimeoutMs(f.cmd, &block_ms) && block_ms > 0)
     f.deadline_us = SaturatingAdd(f.deadline_us, block_ms > kMaxInt64 / 1000 ? kMaxInt64 : block_ms * 1000);
 
-  const int64_t leave_ns = ClientSendNs(client);
   const Network::Hop hop = net_.Draw(client, f.endpoint, now_us_);
   int64_t delay = hop.delay_us;
   std::string name;  // computed once, and only when a matcher or trigger needs it
@@ -193,6 +192,7 @@ void Simulator::StartCall(int client, PendingCall* call) {
     name = f.cmd.Name();
     delay += net_.ExtraDelayUs(client, name, nullptr);
   }
+  const int64_t leave_ns = ClientSendNs(client, /*held=*/delay > 0);
   const int64_t arrive = ArriveUs(leave_ns, /*request=*/true, delay);
   const bool lost = hop.dropped();
   if (!lost) {
@@ -330,6 +330,7 @@ void Simulator::ReplyFromNode(uint32_t id, Reply reply, int64_t depart) {
   const int64_t arrive = ArriveUs(depart * 1000, /*request=*/false, hop.delay_us);
   const bool lost = hop.dropped();
   f.deliver_pending = true;
+  f.reply_held = hop.delay_us > 0;
   if (lost || arrive >= f.deadline_us) {
     f.reply = Reply::Timeout();
     Push(f.deadline_us, kDeliver, static_cast<int32_t>(id), 0);

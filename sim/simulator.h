@@ -43,7 +43,9 @@
 //    (Placement::kOneProcess) or one each. A command leaves after send_us on it; a reply (or a
 //    published message, or a SUBSCRIBE's answer) resumes its caller after reply_us on it, a
 //    timer (a sleep, a timeout, a spawn's first step) after timer_us: the event is put back to
-//    when the CPU is done with it.
+//    when the CPU is done with it. A request or reply held for an injected delay (a NetModel
+//    draw or a delay_message fault above 0) costs hold_us more on it: the real runtime holds
+//    such a message with a timer of its own (the delay faults live in the client process).
 //  - the path: a message arrives after a drawn one_way_us plus the injected delay (NetModel),
 //    except that one_way_us, measured with a client that did its own send or receive work
 //    inside the trip, is lowered by the mean client cost charged on that side (send_us for a
@@ -197,7 +199,7 @@ class Simulator {
   double DrawUs(const CostDist& d);
   double CommandCostUs(const Command& cmd, size_t receivers);
   int64_t Depart(int physical, double cost_us);  // the node does the work: when its reply leaves
-  int64_t ClientSendNs(int client);               // the client sends: when the message leaves (ns)
+  int64_t ClientSendNs(int client, bool held);    // the client sends: when the message leaves (ns)
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
   void StartCall(int client, PendingCall* call);

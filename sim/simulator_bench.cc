@@ -31,6 +31,7 @@ CostModel DrawnCosts() {
   m.client.send_us = CostDist{{{0, 3.3}, {0.9, 3.6}, {1, 3.9}}};
   m.client.reply_us = m.client.send_us;
   m.client.timer_us = CostDist{{{0, 0.3}, {1, 0.43}}};
+  m.client.hold_us = CostDist{{{0, 3.0}, {1, 4.0}}};
   m.one_way_us = CostDist{{{0, 3.7}, {0.5, 3.9}, {0.95, 4.7}, {1, 52.9}}};
   return m;
 }

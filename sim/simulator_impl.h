@@ -105,6 +105,7 @@ struct Simulator::InFlight {
   bool deliver_pending = false;  // a kDeliver is queued (reply or timeout decided)
   bool parked = false;           // a BLPOP waiting at node park_node
   bool held = false;             // waiting at node park_node behind its connection's parked BLPOP
+  bool reply_held = false;       // its reply was held for an injected delay (client.hold_us)
   int park_node = -1;            // physical node
   int64_t park_deadline_ms = 0;  // parked: times out once the node's wall clock (ms) is past this
   uint64_t park_timer = 0;       // parked: the token of its live kBlockTimeout event

@@ -30,6 +30,7 @@ const char* kFooter =
     "  one_way_us                one-at-a-time PING round trips minus the server's CPU per PING, halved\n"
     "  client.send_us/reply_us   CPU (getrusage) of locklab's real runtime per command, split in halves\n"
     "  client.timer_us           CPU of the real runtime per sleep (a timer firing, a coroutine resumed)\n"
+    "  client.hold_us            CPU of the real runtime per message it holds for an injected delay\n"
     "A busy machine measures slower figures: the profile records the load average.\n"
     "\nExamples:\n"
     "  locklab calibrate --quick                  a rough profile in a few seconds\n"

@@ -46,7 +46,7 @@ TEST_F(CalibCli, CheckNamesTheBadKey) {
   m.name = "t";
   for (sim::CostDist* d : {&m.node.command_us, &m.node.wake_us, &m.node.script_us, &m.node.script_call_us,
                            &m.node.publish_per_receiver_us, &m.node.blpop_serve_us, &m.client.send_us,
-                           &m.client.reply_us, &m.client.timer_us, &m.one_way_us})
+                           &m.client.reply_us, &m.client.timer_us, &m.client.hold_us, &m.one_way_us})
     *d = sim::CostDist::Constant(1);
   nlohmann::json j = ProfileJson(m, ProfileContext());
   j["node"]["blpop_serve_us"]["points"][0][0] = 0.5;

@@ -111,6 +111,11 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
                              "the same with each client sleeping M times 100 us: CPU per sleep (timer firing and "
                              "resuming its coroutine)",
                              &fig);
+  m.client.hold_us = Figure("client.hold_us", cs.hold_us,
+                            "the same GETs with every request and reply held 50 us by the runtime's injected "
+                            "delay (as --net-delay-ms is applied on real Redis): the CPU per command beyond the "
+                            "plain runs', halved (two held messages per command)",
+                            &fig);
   ojson& x = (*measurements)["cross_checks"];
   ojson stats = ojson::object();
   for (const auto& [name, cu] : ns.commandstats)
@@ -210,6 +215,7 @@ std::string CalibrationTable(const sim::CostModel& model) {
       {"client.send_us", &model.client.send_us},
       {"client.reply_us", &model.client.reply_us},
       {"client.timer_us", &model.client.timer_us},
+      {"client.hold_us", &model.client.hold_us},
       {"one_way_us", &model.one_way_us}};
   std::string out;
   char line[160];

@@ -32,7 +32,11 @@
 //    clients that each send M GETs one after the other, or sleep M times 100 µs; two M per
 //    sample, the difference divided by the extra commands (fixed costs cancel). A command and
 //    its reply cannot be told apart this way: each of send_us and reply_us is half of the
-//    per-command CPU.
+//    per-command CPU. The clients are as many as the retry study's (1000): a loop of 1000
+//    connections costs more per command than one of 100.
+//  - client.hold_us: the same GETs with every request and reply held 50 µs by the runtime's
+//    injected delay (how --net-delay-ms is applied on real Redis: a timer in this process);
+//    the extra CPU per command, halved (a request and a reply held per command).
 // Negative samples (differences of noisy timings) are clamped to 0 and counted.
 //
 // Every loop has a limit and every socket read a timeout (5 s); a failure is Status::Failed

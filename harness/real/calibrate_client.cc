@@ -29,11 +29,21 @@ Task<void> SleepLoop(Env& env, int n) {
 
 // One run of `clients` clients doing `n` commands (or sleeps) each: its CPU in µs, from the
 // start of Run() to its end (connections are made before).
-Result<double> RunCpuUs(const std::string& address, int clients, int n, bool sleeps) {
+// kHeldCommands: every request and reply is held for an injected delay (uniform, mean kHoldUs),
+// as the real runtime applies --net-delay-ms: with a timer of its own in this process.
+enum class Load : uint8_t { kCommands, kSleeps, kHeldCommands };
+constexpr int64_t kHoldUs = 50;
+
+Result<double> RunCpuUs(const std::string& address, int clients, int n, Load load) {
+  const bool sleeps = load == Load::kSleeps;
   BackendConfig cfg;
   cfg.clients = clients;
   cfg.nodes = 1;
   cfg.command_timeout_us = 5'000'000;
+  if (load == Load::kHeldCommands) {  // uniform, as the retry study's: timers fire out of order
+    cfg.net.dist = sim::NetModel::Dist::kUniform;
+    cfg.net.mean_us = kHoldUs;
+  }
   Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
   if (!made.ok()) return made.status().Prefixed("real runtime");
   std::unique_ptr<Runtime> rt = std::move(made).value();
@@ -56,14 +66,19 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, bool sle
 }  // namespace
 
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  for (bool sleeps : {false, true}) {
-    Result<double> small = RunCpuUs(address, sizes.clients, sizes.client_m1, sleeps);
+  const double extra = static_cast<double>(sizes.clients) * (sizes.client_m2 - sizes.client_m1);
+  double per_op_us[3] = {0, 0, 0};
+  for (Load load : {Load::kCommands, Load::kSleeps, Load::kHeldCommands}) {
+    Result<double> small = RunCpuUs(address, sizes.clients, sizes.client_m1, load);
     if (!small.ok()) return small.status();
-    Result<double> large = RunCpuUs(address, sizes.clients, sizes.client_m2, sleeps);
+    Result<double> large = RunCpuUs(address, sizes.clients, sizes.client_m2, load);
     if (!large.ok()) return large.status();
-    const double extra = static_cast<double>(sizes.clients) * (sizes.client_m2 - sizes.client_m1);
-    (sleeps ? out->timer_us : out->per_command_us).push_back((*large - *small) / extra);
+    per_op_us[static_cast<int>(load)] = (*large - *small) / extra;
   }
+  out->per_command_us.push_back(per_op_us[0]);
+  out->timer_us.push_back(per_op_us[1]);
+  // Two held messages per command (its request and its reply).
+  out->hold_us.push_back((per_op_us[2] - per_op_us[0]) / 2);
   return Status::Ok();
 }
 

@@ -18,8 +18,10 @@ namespace locklab::calib {
 
 // How much each measurement does per round.
 struct Sizes {
-  int drivers = 50;          // connections with one command each in flight (lockstep)
-  int batch = 1000;          // commands per sample (command_us), over the drivers
+  int drivers = 1000;        // connections with one command each in flight (lockstep): as many as
+                             // the retry study's clients (a server with 1000 connections costs more
+                             // per command than with 50)
+  int batch = 3000;          // commands per sample (command_us), over the drivers
   int batches = 20;          // samples per round, for each batched measurement
   int pings = 1000;          // one-at-a-time PINGs per round
   int script_batch = 300;    // EVALSHAs per sample
@@ -27,8 +29,9 @@ struct Sizes {
   int subscribers = 100;     // the largest subscriber count (0, 10 and this)
   int waiters = 200;         // parked BLPOP clients
   int blpop_samples = 5;     // park-and-serve cycles per round
-  int clients = 100;         // real runtime clients
-  int client_m1 = 20, client_m2 = 120;  // commands (or sleeps) per client in the two runs of a pair
+  int clients = 1000;        // real runtime clients (the retry study's 1000: a loop of 1000
+                             // connections costs more per command than one of 100)
+  int client_m1 = 10, client_m2 = 50;  // commands (or sleeps) per client in the two runs of a pair
   int client_pairs = 2;      // pairs per round
   static Sizes Quick();
 };
@@ -54,6 +57,7 @@ struct NodeSamples {
 struct ClientSamples {
   std::vector<double> per_command_us;  // send + reply
   std::vector<double> timer_us;
+  std::vector<double> hold_us;  // per message held for an injected delay, beyond per_command_us / 2
 };
 
 struct Conn {

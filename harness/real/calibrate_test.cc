@@ -70,6 +70,7 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   ExpectSane("send_us", m.client.send_us);
   ExpectSane("reply_us", m.client.reply_us);
   ExpectSane("timer_us", m.client.timer_us);
+  ExpectSane("hold_us", m.client.hold_us);
   ExpectSane("one_way_us", m.one_way_us);
   // Work costs time: a command, a delivery, the client's side, the path.
   EXPECT_GT(m.node.command_us.MeanUs(), 0.0);

@@ -152,7 +152,7 @@ Status ReadNode(const nlohmann::json& j, sim::NodeCosts* n) {
 }
 
 Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
-  if (Status s = OnlyKeys(j, "client", {"placement", "send_us", "reply_us", "timer_us"}); !s.ok()) return s;
+  if (Status s = OnlyKeys(j, "client", {"placement", "send_us", "reply_us", "timer_us", "hold_us"}); !s.ok()) return s;
   if (!j.contains("placement")) return Bad("client.placement", "missing");
   const nlohmann::json& p = j.at("placement");
   if (p == "one-process") {
@@ -163,7 +163,7 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
     return Bad("client.placement", "must be \"one-process\" or \"process-per-client\"");
   }
   const std::pair<const char*, sim::CostDist*> figures[] = {
-      {"send_us", &c->send_us}, {"reply_us", &c->reply_us}, {"timer_us", &c->timer_us}};
+      {"send_us", &c->send_us}, {"reply_us", &c->reply_us}, {"timer_us", &c->timer_us}, {"hold_us", &c->hold_us}};
   for (const auto& [name, dist] : figures) {
     Result<sim::CostDist> d = ReadDist(j, name, std::string("client.") + name);
     if (!d.ok()) return d.status();
@@ -224,6 +224,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   cl["send_us"] = DistJson(model.client.send_us);
   cl["reply_us"] = DistJson(model.client.reply_us);
   cl["timer_us"] = DistJson(model.client.timer_us);
+  cl["hold_us"] = DistJson(model.client.hold_us);
   j["one_way_us"] = DistJson(model.one_way_us);
   j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
   return j;

@@ -9,7 +9,7 @@
 //    "node": {"command_us": DIST, "wake_us": DIST, "script_us": DIST, "script_call_us": DIST,
 //             "publish_per_receiver_us": DIST, "blpop_serve_us": DIST},
 //    "client": {"placement": "one-process" | "process-per-client",
-//               "send_us": DIST, "reply_us": DIST, "timer_us": DIST},
+//               "send_us": DIST, "reply_us": DIST, "timer_us": DIST, "hold_us": DIST},
 //    "one_way_us": DIST,
 //    "measurements": {...}}                               how each figure was measured: sample
 //                                                         counts, trimming, cross-checks (free

@@ -28,6 +28,7 @@ sim::CostModel Sample() {
   m.client.send_us = sim::CostDist::Constant(4);
   m.client.reply_us = D({{0, 5}, {1, 6}});
   m.client.timer_us = D({{0, 1}, {1, 2.5}});
+  m.client.hold_us = D({{0, 2}, {1, 4}});
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   return m;
 }
@@ -69,6 +70,7 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->client.send_us, m.client.send_us));
   EXPECT_TRUE(SameDist(back->client.reply_us, m.client.reply_us));
   EXPECT_TRUE(SameDist(back->client.timer_us, m.client.timer_us));
+  EXPECT_TRUE(SameDist(back->client.hold_us, m.client.hold_us));
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
   // The context comes back too; writing the loaded model again gives the same text.
   nlohmann::json j = nlohmann::json::parse(std::ifstream(Path("sub/p.json")));
