@@ -135,10 +135,8 @@ TEST(Scenarios, EveryDocumentedScenarioHasAFile) {
   for (const auto& id : want) EXPECT_TRUE(have.count(id)) << id;
   const std::set<std::string> real = {"crash-no-ttl",      "setnx-expire-gap",   "expired-del-race", "timestamp-clock-skew",
                                       "delayed-del",       "pause-misdelete",    "get-then-del",     "replica-failover",
-                                      "long-task",         "gc-pause",
+                                      "long-task",         "gc-pause",           "redlock-clock-jump",
                                       "redlock-slow-acquire", "seckill-oversell", "retry-strategies"};
-  // redlock-clock-jump belongs here too; it is simulator-only until its intermittent real-Redis
-  // miss is understood (its file's redis_note).
   for (const Scenario& sc : AllScenarios()) {
     if (real.count(sc.id) != 0) {
       EXPECT_TRUE(sc.runs_on("redis")) << sc.id << " must also run on real Redis";
