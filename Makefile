@@ -49,8 +49,16 @@ test-slurm: build
 	@$(MAKE) --no-print-directory deps PKGS="slurmd slurmctld slurm-client munge"
 	sh harness/testing/slurm_test.sh $(BUILD)/locklab
 
-run: build
-	./$(BUILD)/locklab suite --backend sim,redis --out-dir results
+# The main job: the study (every algorithm x fault preset, 500 seeds per cell on the simulator,
+# 4 on real Redis, rates with 95% intervals), then its heatmaps (notebooks/study.ipynb).
+run: build plot-deps
+	./$(BUILD)/locklab study --backend sim,redis --seeds 500 --redis-seeds 4 --out results/study/study.json
+	@mkdir -p $(BUILD)/notebooks
+	@PYDEVD_DISABLE_FILE_VALIDATION=1 $(PYTHON) -m jupyter nbconvert --to notebook --execute \
+	  --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 \
+	  --output-dir $(BUILD)/notebooks notebooks/study.ipynb > $(BUILD)/notebooks/study.log 2>&1 \
+	  || { cat $(BUILD)/notebooks/study.log; echo "make: notebooks/study.ipynb failed"; exit 1; }
+	@echo "heatmap: results/plots/study_heatmap.png"
 
 bench: build
 	./$(BUILD)/locklab_bench

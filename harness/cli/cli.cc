@@ -16,6 +16,7 @@
 #include "harness/cli/cli_list.h"
 #include "harness/cli/merge_cli.h"
 #include "harness/cli/scenario_cli.h"
+#include "harness/cli/study_cli.h"
 #include "harness/cli/suite.h"
 #include "harness/cli/sweep_run.h"
 #include "harness/real/redis_runtime.h"
@@ -404,7 +405,7 @@ int CliMain(int argc, char** argv) {
   app.set_version_flag("--version", std::string("locklab ") + ToolVersion() + " (" + GitSha() + ")");
   app.require_subcommand(1);
   app.get_formatter()->column_width(36);
-  app.footer("\nRun `locklab SUBCOMMAND --help` for its flags. `make run` runs `locklab suite`.");
+  app.footer("\nRun `locklab SUBCOMMAND --help` for its flags. `make run` runs `locklab study`.");
 
   CLI::App* list = app.add_subcommand("list", "algorithms with their options, retry policies, workloads, faults");
   list->footer("");  // not the top level's
@@ -413,7 +414,7 @@ int CliMain(int argc, char** argv) {
   AddRunFlags(run, &run_flags);
   run->footer(std::string("\nPlanned fault kinds (--fault KIND:k=v,...):\n") + FaultKindsText("  ") + kRunFooter);
   CLI::App* suite = app.add_subcommand(
-      "suite", "the main job: every algorithm x fault preset (none, gc-pause, net-delay, clock-skew), one table");
+      "suite", "every algorithm x fault preset (none, gc-pause, net-delay, clock-skew), one seed, one report per preset");
   SuiteFlags suite_flags;
   AddSuiteFlags(suite, &suite_flags);
   CLI::App* scenario = app.add_subcommand(
@@ -424,6 +425,10 @@ int CliMain(int argc, char** argv) {
       "bench-peers", "locklab next to node-redlock, redis-semaphore and redis-py's Lock on the same servers");
   BenchPeersOptions bench_peers_options;
   AddBenchPeersFlags(bench_peers, &bench_peers_options);
+  CLI::App* study = app.add_subcommand(
+      "study", "the main job: every algorithm x fault preset, many seeds, rates with 95% intervals (make run)");
+  StudyFlags study_flags;
+  AddStudyFlags(study, &study_flags);
   CLI::App* validate = app.add_subcommand(
       "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
   ValidateFlags validate_flags;
@@ -459,6 +464,7 @@ int CliMain(int argc, char** argv) {
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
     if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
+    if (study->parsed()) return StudyCommand(study_flags, CommandLine(argc, argv));
     if (calibrate.parsed()) return calibrate.Run();
     if (merge->parsed()) return MergeCommand(merge_flags);
   } catch (const std::exception& e) {

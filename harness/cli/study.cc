@@ -1,0 +1,134 @@
+#include "harness/cli/study.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "algorithms/lock.h"
+#include "harness/cli/suite.h"
+#include "harness/report/report.h"
+#include "harness/run/parallel_runs.h"
+
+namespace locklab {
+namespace {
+
+// What the study keeps of one run: five numbers and, for the first seed, the replay command.
+struct RunFigures {
+  bool completed = false;
+  std::string error, replay;
+  double violations = 0, damage = 0, acquired = 0, p99_acquire_ms = 0;
+};
+
+RunFigures Figures(const RunResult& r) {
+  RunFigures f;
+  f.completed = r.completed;
+  f.error = r.error;
+  f.replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
+  f.violations = static_cast<double>(r.check.safety.violations);
+  f.damage = static_cast<double>(r.check.resource.lost_updates + r.check.resource.oversold);
+  f.acquired = static_cast<double>(r.check.liveness.acquired);
+  f.p99_acquire_ms = r.check.latency.acquire.p99;
+  return f;
+}
+
+// The cells' base specs (seed 1), resolved: bad input is reported before any run starts.
+Result<std::vector<RunSpec>> CellSpecs(const StudyOptions& o, std::vector<StudyCell>* cells) {
+  SuiteOptions so;
+  so.clients = o.clients;
+  so.requests = o.requests;
+  so.profile = o.profile;
+  std::vector<RunSpec> specs;
+  for (const std::string& b : o.backends) {
+    for (const SuitePreset& p : SuitePresets()) {
+      for (const AlgorithmInfo& a : Algorithms()) {
+        RunSpec s = SuiteSpec(so, b, p, a.name);
+        LOCKLAB_RETURN_IF_ERROR(ResolveSpec(&s));
+        specs.push_back(s);
+        StudyCell c;
+        c.backend = b;
+        c.preset = p.name;
+        c.algorithm = a.name;
+        cells->push_back(c);
+      }
+    }
+  }
+  return specs;
+}
+
+// Per cell, the completed runs' figures in seed order.
+struct CellRuns {
+  std::vector<double> violations, damage, acquired, p99_ms;
+};
+
+void Summarise(const CellRuns& runs, StudyCell* c) {
+  c->violations_per_acq = ClusterRatioInterval(runs.violations, runs.acquired);
+  c->damage_per_acq = ClusterRatioInterval(runs.damage, runs.acquired);
+  c->acquisitions = MeanInterval(runs.acquired);
+  c->p99_acquire_ms = MeanInterval(runs.p99_ms);
+  for (size_t i = 0; i < runs.acquired.size(); ++i) {
+    c->acquisitions_total += static_cast<int64_t>(runs.acquired[i]);
+    c->violations_total += static_cast<int64_t>(runs.violations[i]);
+    c->damage_total += static_cast<int64_t>(runs.damage[i]);
+  }
+}
+
+std::string Eta(double elapsed_s, size_t done, size_t total) {
+  if (done == 0) return "?";
+  const double left = elapsed_s / static_cast<double>(done) * static_cast<double>(total - done);
+  return std::to_string(static_cast<long long>(left + 0.5)) + " s";
+}
+
+// Runs one backend's cells x seeds (cell-major, then seed) on `jobs` threads.
+void RunBackend(const StudyOptions& o, const std::vector<RunSpec>& specs, size_t first_cell, size_t cells_n,
+                int seeds, int jobs, StudyResult* out) {
+  const size_t total = cells_n * static_cast<size_t>(seeds);
+  std::vector<CellRuns> runs(cells_n);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run = [&](size_t i) {
+    RunSpec s = specs[first_cell + i / static_cast<size_t>(seeds)];
+    s.seed = 1 + i % static_cast<size_t>(seeds);
+    return Figures(RunOne(s, false));
+  };
+  auto consume = [&](size_t i, RunFigures&& f) {
+    const size_t ci = i / static_cast<size_t>(seeds);
+    StudyCell& c = out->cells[first_cell + ci];
+    ++c.runs;
+    if (i % static_cast<size_t>(seeds) == 0) c.replay = f.replay;
+    if (f.completed) {
+      ++c.completed;
+      runs[ci].violations.push_back(f.violations);
+      runs[ci].damage.push_back(f.damage);
+      runs[ci].acquired.push_back(f.acquired);
+      runs[ci].p99_ms.push_back(f.p99_acquire_ms);
+    } else {
+      out->all_completed = false;
+      if (c.first_error.empty()) c.first_error = "seed " + std::to_string(1 + i % seeds) + ": " + f.error;
+    }
+    if ((i + 1) % static_cast<size_t>(seeds) == 0) Summarise(runs[ci], &c);
+    const bool cell_done = (i + 1) % static_cast<size_t>(seeds) == 0;
+    if (o.progress && cell_done) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "[%zu/%zu] %s %-10s %-13s %d seeds: %lld violations in %lld acquisitions; elapsed %.0f s, ETA %s\n",
+                   ci + 1, cells_n, c.backend.c_str(), c.preset.c_str(), c.algorithm.c_str(), seeds,
+                   static_cast<long long>(c.violations_total), static_cast<long long>(c.acquisitions_total), el,
+                   Eta(el, i + 1, total).c_str());
+    }
+  };
+  RunInOrder<RunFigures>(total, jobs, 8 * static_cast<size_t>(std::max(jobs, 1)), run, consume);
+}
+
+}  // namespace
+
+Result<StudyResult> RunStudy(const StudyOptions& o) {
+  StudyResult out;
+  Result<std::vector<RunSpec>> specs = CellSpecs(o, &out.cells);
+  if (!specs.ok()) return specs.status();
+  const size_t per_backend = SuitePresets().size() * Algorithms().size();
+  for (size_t bi = 0; bi < o.backends.size(); ++bi) {
+    const bool sim = o.backends[bi] == "sim";
+    RunBackend(o, *specs, bi * per_backend, per_backend, sim ? o.sim_seeds : o.redis_seeds,
+               sim ? o.jobs : o.redis_jobs, &out);
+  }
+  return out;
+}
+
+}  // namespace locklab

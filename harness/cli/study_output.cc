@@ -1,0 +1,127 @@
+// The study's table (120 columns) and JSON (harness/cli/study.h).
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "algorithms/lock.h"
+#include "harness/cli/study.h"
+#include "harness/cli/suite.h"
+#include "harness/run/build_info.h"
+
+namespace locklab {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// A rate in at most 7 characters: 0, 0.0123, 1.2e-05.
+std::string Rate(double x) {
+  if (x == 0) return "0";
+  char buf[32];
+  if (std::fabs(x) < 0.001) {
+    std::snprintf(buf, sizeof buf, "%.1e", x);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+  }
+  return buf;
+}
+
+// "0.0123 [0.0101,0.015]": 24 characters at most.
+std::string RateCell(const Interval& i, int completed) {
+  if (completed == 0) return "n/a";
+  return Rate(i.estimate) + " [" + Rate(i.low) + "," + Rate(i.high) + "]";
+}
+
+constexpr int kAlgWidth = 14;
+constexpr int kCellWidth = 26;
+
+std::string Pad(const std::string& s, int width) {
+  return s.size() >= static_cast<size_t>(width) ? s + " " : s + std::string(static_cast<size_t>(width) - s.size(), ' ');
+}
+
+std::string BackendName(const std::string& b) { return b == "sim" ? "simulator" : "real Redis"; }
+
+void Block(const StudyResult& r, const std::string& backend, int seeds, bool damage, std::ostream& out) {
+  out << BackendName(backend) << ", " << seeds << " seeds per cell: "
+      << (damage ? "damage (lost updates + oversold)" : "mutual-exclusion violations")
+      << " per acquisition [95% CI]\n";
+  out << Pad("algorithm", kAlgWidth);
+  for (const SuitePreset& p : SuitePresets()) out << Pad(p.name, kCellWidth);
+  out << "\n";
+  std::map<std::string, std::map<std::string, const StudyCell*>> by;  // algorithm -> preset -> cell
+  for (const StudyCell& c : r.cells)
+    if (c.backend == backend) by[c.algorithm][c.preset] = &c;
+  for (const AlgorithmInfo& a : Algorithms()) {
+    out << Pad(a.name, kAlgWidth);
+    for (const SuitePreset& p : SuitePresets()) {
+      const StudyCell* c = by[a.name][p.name];
+      std::string cell = c == nullptr ? "-" : RateCell(damage ? c->damage_per_acq : c->violations_per_acq, c->completed);
+      if (c != nullptr && c->completed < c->runs) cell += "*";
+      out << Pad(cell, kCellWidth);
+    }
+    out << "\n";
+  }
+  out << "\n";
+}
+
+ojson IntervalJson(const Interval& i) {
+  return ojson{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}, {"n", i.n}, {"method", i.method}};
+}
+
+}  // namespace
+
+std::string StudyTable(const StudyResult& r, const StudyOptions& o) {
+  std::ostringstream out;
+  out << "locklab study: every algorithm x fault preset; " << o.clients << " clients, " << o.requests
+      << " requests per run, counter workload, hold 20 ms, ttl 1000 ms\n\n";
+  for (const std::string& b : o.backends) {
+    const int seeds = b == "sim" ? o.sim_seeds : o.redis_seeds;
+    Block(r, b, seeds, false, out);
+    Block(r, b, seeds, true, out);
+  }
+  out << "Rates pool the seeds (events / acquisitions); the interval is cluster-robust over seeds (Student t,\n"
+         "seeds - 1 df; all-zero cells: the Wilson upper bound of 0 in all acquisitions). * = a run did not\n"
+         "complete (see the JSON). Presets:\n";
+  for (const SuitePreset& p : SuitePresets()) out << "  " << p.name << ": " << p.summary << "\n";
+  return out.str();
+}
+
+ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
+  ojson j;
+  j["schema"] = kStudySchema;
+  j["context"] = ojson{{"version", ToolVersion()},
+                       {"sha", GitSha()},
+                       {"command", o.command},
+                       {"profile", o.profile},
+                       {"clients", o.clients},
+                       {"requests", o.requests},
+                       {"seeds", ojson{{"sim", o.sim_seeds}, {"redis", o.redis_seeds}}},
+                       {"all_completed", r.all_completed}};
+  ojson presets = ojson::array();
+  for (const SuitePreset& p : SuitePresets()) presets.push_back(ojson{{"name", p.name}, {"summary", p.summary}});
+  j["presets"] = presets;
+  ojson cells = ojson::array();
+  for (const StudyCell& c : r.cells) {
+    ojson x{{"backend", c.backend},
+            {"preset", c.preset},
+            {"algorithm", c.algorithm},
+            {"runs", c.runs},
+            {"completed", c.completed},
+            {"acquisitions_total", c.acquisitions_total},
+            {"violations_total", c.violations_total},
+            {"damage_total", c.damage_total},
+            {"violations_per_acquisition", IntervalJson(c.violations_per_acq)},
+            {"damage_per_acquisition", IntervalJson(c.damage_per_acq)},
+            {"acquisitions", IntervalJson(c.acquisitions)},
+            {"p99_acquire_ms", IntervalJson(c.p99_acquire_ms)},
+            {"replay", c.replay},
+            {"replay_note", "seed 1; the other seeds: the same command with --seed 2.." +
+                                std::to_string(c.backend == "sim" ? o.sim_seeds : o.redis_seeds)}};
+    if (!c.first_error.empty()) x["error"] = c.first_error;
+    cells.push_back(std::move(x));
+  }
+  j["cells"] = std::move(cells);
+  return j;
+}
+
+}  // namespace locklab

@@ -1,0 +1,81 @@
+// `locklab study`: bad flags before any run, a small study's JSON (every cell, its intervals),
+// the same bytes for any --jobs, and rates that separate a broken cell from a safe one.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/study.h"
+#include "harness/testing/cli_test_util.h"
+#include "harness/testing/temp_dir_test.h"
+
+namespace locklab {
+namespace {
+
+class StudyCli : public TempDirTest {
+ protected:
+  StudyCli() : TempDirTest("locklab_study_test") {}
+  // A small simulator study: 3 clients, 30 requests, `seeds` seeds.
+  int Small(const std::string& out, int seeds, int jobs) {
+    return Cli({"study", "--backend", "sim", "--seeds", std::to_string(seeds), "--clients", "3", "--requests", "30",
+                "--jobs", std::to_string(jobs), "--out", out, "--quiet", "--no-progress"});
+  }
+};
+
+TEST_F(StudyCli, BadFlagsAreOneLineBeforeAnyRun) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"study", "--backend", "mars"}, {"study", "--seeds", "0"}, {"study", "--redis-jobs", "99"},
+        {"study", "--backend", "sim", "--out", "/proc/locklab/no/such.json"},
+        {"study", "--backend", "sim", "--profile", "/no/such/profile.json", "--out", Path("x.json")}}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(Cli(args), kExitBadInput) << args.back();
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(Path("x.json")));
+}
+
+TEST_F(StudyCli, EveryCellWithItsIntervalsAndTheSameBytesForAnyJobs) {
+  ASSERT_EQ(Small(Path("one.json"), 6, 1), kExitOk);
+  ASSERT_EQ(Small(Path("three.json"), 6, 3), kExitOk);
+  nlohmann::json one = nlohmann::json::parse(ReadAll(Path("one.json")));
+  nlohmann::json three = nlohmann::json::parse(ReadAll(Path("three.json")));
+  one["context"].erase("command");
+  three["context"].erase("command");
+  EXPECT_EQ(one.dump(), three.dump());
+  EXPECT_EQ(one["schema"], kStudySchema);
+  ASSERT_EQ(one["cells"].size(), 40u);  // 4 presets x 10 algorithms
+  for (const auto& c : one["cells"]) {
+    EXPECT_EQ(c["runs"], 6);
+    EXPECT_EQ(c["completed"], 6);
+    for (const char* k : {"violations_per_acquisition", "damage_per_acquisition"}) {
+      const auto& i = c[k];
+      EXPECT_LE(i["low"].get<double>(), i["estimate"].get<double>()) << c["algorithm"] << " " << k;
+      EXPECT_LE(i["estimate"].get<double>(), i["high"].get<double>()) << c["algorithm"] << " " << k;
+      EXPECT_EQ(i["n"], 6);
+      EXPECT_FALSE(i["method"].get<std::string>().empty());
+    }
+    EXPECT_NE(c["replay"].get<std::string>().find("--seed"), std::string::npos);
+  }
+}
+
+TEST_F(StudyCli, RatesSeparateABrokenCellFromASafeOne) {
+  ASSERT_EQ(Small(Path("s.json"), 20, 2), kExitOk);
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(Path("s.json")));
+  auto cell = [&](const std::string& preset, const std::string& alg) {
+    for (const auto& c : j["cells"])
+      if (c["preset"] == preset && c["algorithm"] == alg) return c;
+    return nlohmann::json();
+  };
+  // Pauses longer than the TTL let a second holder in with the token lock; nothing does so
+  // without faults. The intervals do not overlap: the study tells the two apart.
+  const auto paused = cell("gc-pause", "token")["violations_per_acquisition"];
+  const auto calm = cell("none", "token")["violations_per_acquisition"];
+  EXPECT_GT(paused["low"].get<double>(), calm["high"].get<double>());
+  EXPECT_EQ(calm["estimate"].get<double>(), 0.0);
+  EXPECT_GT(calm["high"].get<double>(), 0.0);  // 0 events still has an upper bound
+  // Fencing: pauses still overlap holders, but the resource is not damaged.
+  EXPECT_EQ(cell("gc-pause", "fencing")["damage_total"], 0);
+}
+
+}  // namespace
+}  // namespace locklab
