@@ -39,27 +39,32 @@ std::string Pad(const std::string& s, int width) {
   return s.size() >= static_cast<size_t>(width) ? s + " " : s + std::string(static_cast<size_t>(width) - s.size(), ' ');
 }
 
+std::string Trimmed(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 std::string BackendName(const std::string& b) { return b == "sim" ? "simulator" : "real Redis"; }
 
 void Block(const StudyResult& r, const std::string& backend, int seeds, bool damage, std::ostream& out) {
   out << BackendName(backend) << ", " << seeds << " seeds per cell: "
       << (damage ? "damage (lost updates + oversold)" : "mutual-exclusion violations")
       << " per acquisition [95% CI]\n";
-  out << Pad("algorithm", kAlgWidth);
-  for (const SuitePreset& p : SuitePresets()) out << Pad(p.name, kCellWidth);
-  out << "\n";
+  std::string line = Pad("algorithm", kAlgWidth);
+  for (const SuitePreset& p : SuitePresets()) line += Pad(p.name, kCellWidth);
+  out << Trimmed(line) << "\n";
   std::map<std::string, std::map<std::string, const StudyCell*>> by;  // algorithm -> preset -> cell
   for (const StudyCell& c : r.cells)
     if (c.backend == backend) by[c.algorithm][c.preset] = &c;
   for (const AlgorithmInfo& a : Algorithms()) {
-    out << Pad(a.name, kAlgWidth);
+    line = Pad(a.name, kAlgWidth);
     for (const SuitePreset& p : SuitePresets()) {
       const StudyCell* c = by[a.name][p.name];
       std::string cell = c == nullptr ? "-" : RateCell(damage ? c->damage_per_acq : c->violations_per_acq, c->completed);
       if (c != nullptr && c->completed < c->runs) cell += "*";
-      out << Pad(cell, kCellWidth);
+      line += Pad(cell, kCellWidth);
     }
-    out << "\n";
+    out << Trimmed(line) << "\n";
   }
   out << "\n";
 }
@@ -72,8 +77,8 @@ ojson IntervalJson(const Interval& i) {
 
 std::string StudyTable(const StudyResult& r, const StudyOptions& o) {
   std::ostringstream out;
-  out << "locklab study: every algorithm x fault preset; " << o.clients << " clients, " << o.requests
-      << " requests per run, counter workload, hold 20 ms, ttl 1000 ms\n\n";
+  out << "locklab study: every algorithm x fault preset, " << o.clients << " clients, " << o.requests
+      << " requests per run,\ncounter workload, hold 20 ms, ttl 1000 ms\n\n";
   for (const std::string& b : o.backends) {
     const int seeds = b == "sim" ? o.sim_seeds : o.redis_seeds;
     Block(r, b, seeds, false, out);

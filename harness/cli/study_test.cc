@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "harness/cli/study.h"
 #include "harness/testing/cli_test_util.h"
@@ -56,6 +57,19 @@ TEST_F(StudyCli, EveryCellWithItsIntervalsAndTheSameBytesForAnyJobs) {
     }
     EXPECT_NE(c["replay"].get<std::string>().find("--seed"), std::string::npos);
   }
+}
+
+TEST_F(StudyCli, TheTableFitsIn120Columns) {
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(Cli({"study", "--backend", "sim", "--seeds", "2", "--clients", "3", "--requests", "10", "--out",
+                 Path("t.json"), "--no-progress"}),
+            kExitOk);
+  const std::string table = testing::internal::GetCapturedStdout();
+  std::istringstream lines(table);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) EXPECT_LE(line.size(), 120u) << line;
+  EXPECT_GT(n, 20);  // two blocks of 10 algorithms
+  EXPECT_NE(table.find("gc-pause"), std::string::npos);
 }
 
 TEST_F(StudyCli, RatesSeparateABrokenCellFromASafeOne) {
