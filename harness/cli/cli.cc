@@ -13,6 +13,7 @@
 #include "algorithms/retry.h"
 #include "harness/bench/bench_peers.h"
 #include "harness/cli/calibrate_cli.h"
+#include "harness/cli/check_cli.h"
 #include "harness/cli/cli_list.h"
 #include "harness/cli/merge_cli.h"
 #include "harness/cli/scenario_cli.h"
@@ -64,7 +65,7 @@ struct RunFlags {
   RunSpec values;
   std::vector<std::pair<const SpecField*, CLI::Option*>> fields;
   std::vector<std::string> opts, retry_opts, faults;
-  std::string redis, config, out, shard, results, full_dir;
+  std::string redis, config, out, shard, results, full_dir, history_out;
   int jobs = DefaultJobs();
   bool quiet = false, no_progress = false;
   CLI::Option *opt_o = nullptr, *retry_opt_o = nullptr, *fault_o = nullptr, *redis_o = nullptr, *config_o = nullptr;
@@ -173,6 +174,11 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
                   "several)")
       ->type_name("FILE")
       ->check(NonEmpty());
+  app->add_option("--history-out", f->history_out,
+                  "one run: also write its history, Jepsen-style JSON lines that `locklab check` judges (format "
+                  "in the README)")
+      ->type_name("FILE")
+      ->check(NonEmpty());
   app->add_flag("--quiet", f->quiet, "no table on stdout (the report path and replay command still print)");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
   AddWideFlags(app, &f->jobs, &f->shard, &f->results, &f->full_dir);
@@ -267,6 +273,7 @@ Result<RunRequest> BuildRequest(const RunFlags& f) {
   out.specs = ExpandSweep(cfg);
   if (!cfg.sweep.empty()) out.sweep_config = SweepConfig(cfg);
   out.out = f.out;
+  out.history_out = f.history_out;
   out.quiet = f.quiet;
   out.progress = !f.no_progress;
   LOCKLAB_RETURN_IF_ERROR(ApplyWideFlags(f.jobs, f.shard, f.results, f.full_dir, &out));
@@ -394,6 +401,13 @@ static std::string CommandLine(int argc, char** argv) {
   return s;
 }
 
+static int ListCommand() {
+  std::fputs(ListText().c_str(), stdout);
+  std::printf("\nScenarios (locklab scenario ID; files in %s):\n", DefaultScenarioDir().c_str());
+  std::fputs(ScenarioListText(DefaultScenarioDir()).c_str(), stdout);
+  return kExitOk;
+}
+
 int CliMain(int argc, char** argv) {
   RegisterRedisBackend();  // --backend redis: chosen once, here (harness/run/backends.h)
   CLI::App app{
@@ -434,6 +448,10 @@ int CliMain(int argc, char** argv) {
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
   const CalibrateCli calibrate(app);
+  CLI::App* check = app.add_subcommand(
+      "check", "judge a history any program wrote (Jepsen-style JSON lines) with the checkers of a run");
+  CheckFlags check_flags;
+  AddCheckFlags(check, &check_flags);
   CLI::App* merge = app.add_subcommand("merge", "join the outputs of a sweep's shards (--shard I/N) into one");
   MergeFlags merge_flags;
   AddMergeFlags(merge, &merge_flags);
@@ -453,12 +471,7 @@ int CliMain(int argc, char** argv) {
     return BadInput(e.what());
   }
   try {
-    if (list->parsed()) {
-      std::fputs(ListText().c_str(), stdout);
-      std::printf("\nScenarios (locklab scenario ID; files in %s):\n", DefaultScenarioDir().c_str());
-      std::fputs(ScenarioListText(DefaultScenarioDir()).c_str(), stdout);
-      return kExitOk;
-    }
+    if (list->parsed()) return ListCommand();
     if (run->parsed()) return RunCommand(run_flags);
     if (suite->parsed()) return SuiteCommand(suite_flags);
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
@@ -467,6 +480,7 @@ int CliMain(int argc, char** argv) {
     if (study->parsed()) return StudyCommand(study_flags, CommandLine(argc, argv));
     if (calibrate.parsed()) return calibrate.Run();
     if (merge->parsed()) return MergeCommand(merge_flags);
+    if (check->parsed()) return CheckCommand(check_flags);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

@@ -31,6 +31,7 @@ int BadInput(const std::string& msg);
 struct RunRequest {
   std::vector<RunSpec> specs;  // the sweep (config file x flags), not yet resolved
   std::string out;             // report path ("" = the default)
+  std::string history_out;     // --history-out: the run's history file ("" = none; one run only)
   bool quiet = false;
   bool progress = true;
   nlohmann::json sweep_config;  // a config with a "sweep": the report's config (null otherwise)

@@ -11,6 +11,7 @@
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/report/results_jsonl.h"
+#include "harness/run/jepsen_history.h"
 #include "harness/run/write_file.h"
 
 namespace locklab {
@@ -92,6 +93,12 @@ int SweepRun::Prepare() {
   }
   if (!req_.results.empty() && IsDirectory(req_.results))
     return BadInput("--results " + req_.results + ": give a file name, not a directory");
+  if (!req_.history_out.empty()) {
+    if (specs.size() != 1 || req_.sharded)
+      return BadInput("--history-out: one run only (this sweep has " + std::to_string(specs.size()) + " runs)");
+    if (IsDirectory(req_.history_out))
+      return BadInput("--history-out " + req_.history_out + ": give a file name, not a directory");
+  }
   selection_ = ShardRuns(specs.size(), req_.sharded ? req_.shard : Shard{});
   jobs_ = static_cast<int>(std::min<size_t>(static_cast<size_t>(req_.jobs), std::max<size_t>(selection_.size(), 1)));
   for (const RunSpec& s : specs)
@@ -116,7 +123,7 @@ RunResult SweepRun::RunAt(size_t k) const {
     if (req_.progress)
       std::fprintf(stderr, "[%zu/%zu] %s %s seed %llu%s ...\n", k + 1, selection_.size(), s.backend.c_str(),
                    AlgorithmLabel(s).c_str(), static_cast<unsigned long long>(s.seed), where.c_str());
-    return RunOne(s, req_.progress);
+    return RunOne(s, req_.progress, /*keep_events=*/!req_.history_out.empty());
   }
   RunResult r = RunOne(s, /*progress=*/false);
   if (req_.progress)  // one line per run, written at once: lines of different runs do not mix
@@ -148,6 +155,12 @@ void SweepRun::Consume(size_t k, Finished&& f) {
     all_completed_ = false;
     std::fprintf(stderr, "locklab: run %zu (%s, seed %llu) did not complete: %s\n", run, r.spec.algorithm.c_str(),
                  static_cast<unsigned long long>(r.spec.seed), OneLine(r.error).c_str());
+  }
+  if (!req_.history_out.empty()) {  // one run (Prepare): its history, then the events can go
+    if (Status st = WriteFileAtomic(req_.history_out, JepsenHistoryText(r.events, r.duration_us)); !st.ok())
+      throw WriteError(st.message());
+    r.events.clear();
+    r.events.shrink_to_fit();
   }
   violations_found_ += f.found ? 1 : 0;
   if (!first_violation_ && !r.check.safety.examples.empty()) {
@@ -203,6 +216,7 @@ int SweepRun::WriteOutputs() {
                        {"sweep", sweep_hash_}};
   if (Status st = WriteFileAtomic(report_path_, ReportText(report)); !st.ok()) throw WriteError(st.message());
   std::printf("report: %s\n", report_path_.c_str());
+  if (!req_.history_out.empty()) std::printf("history: %s (locklab check %s)\n", req_.history_out.c_str(), ShellQuote(req_.history_out).c_str());
   if (results_.size() == 1)
     std::printf("replay: %s\n", ReplayCommand(results_[0].spec).c_str());
   else

@@ -57,11 +57,15 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
             r.attempts);
       continue;
     }
-    h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireOk, r.attempts);
-    h.Add(s.runtime->TrueNowUs(), c, Ev::kEnter, lock.fence());
+    // An acquisition's ok is its enter, and leaving is starting the release: one instant each
+    // (the history files' operations, jepsen_history.h, have one time for both).
+    const int64_t acquired_us = s.runtime->TrueNowUs();
+    h.Add(acquired_us, c, Ev::kAcquireOk, r.attempts);
+    h.Add(acquired_us, c, Ev::kEnter, lock.fence());
     co_await CriticalSection(env, lock, s, hold_ms);
-    h.Add(s.runtime->TrueNowUs(), c, Ev::kExit);
-    h.Add(s.runtime->TrueNowUs(), c, Ev::kReleaseStart);
+    const int64_t left_us = s.runtime->TrueNowUs();
+    h.Add(left_us, c, Ev::kExit);
+    h.Add(left_us, c, Ev::kReleaseStart);
     Outcome o = co_await lock.Release();
     h.Add(s.runtime->TrueNowUs(), c, ReleaseEvent(o));
     if (policy.wakes_waiters()) co_await policy.AfterRelease(env);

@@ -1,0 +1,87 @@
+// `locklab check` end to end, in process: a run's history written with --history-out and judged
+// again gives the run's verdicts; bad files exit 2 with the line, before writing anything.
+#include "harness/cli/check_cli.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/testing/cli_test_util.h"
+#include "harness/testing/temp_dir_test.h"
+
+namespace locklab {
+namespace {
+
+class CheckCliTest : public TempDirTest {
+ protected:
+  CheckCliTest() : TempDirTest("locklab_check_cli_test") {}
+};
+
+nlohmann::json RunOf(const std::string& report_path) {
+  nlohmann::json run = nlohmann::json::parse(ReadAll(report_path))["runs"][0];
+  for (auto& ex : run["safety"]["examples"]) ex.erase("replay");  // `locklab run ...` vs `locklab check ...`
+  return run;
+}
+
+TEST_F(CheckCliTest, ARunsHistoryGetsTheRunsVerdicts) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"--algorithm", "token", "--gc-pause-ms", "1500", "--gc-pause-rate", "0.5", "--hold-ms", "100"},
+      {"--algorithm", "fencing", "--gc-pause-ms", "1500", "--gc-pause-rate", "0.5", "--hold-ms", "100"},
+      {"--algorithm", "redlock:fence=on", "--clients", "4", "--requests", "40", "--fault",
+       "crash_node:at_ms=200,target=1", "--fault", "pause_client:at_ms=100,target=0,duration_ms=1500"},
+      {"--algorithm", "token", "--net-loss", "0.05", "--command-timeout-ms", "50", "--fault",
+       "crash_client:at_ms=300,target=2"},
+      {"--algorithm", "none", "--workload", "seckill", "--stock", "30"},
+  };
+  int with_violation = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string n = std::to_string(i);
+    std::vector<std::string> args = {"run", "--no-progress", "--quiet", "--out", Path("run" + n + ".json"),
+                                     "--history-out", Path("h" + n + ".jsonl")};
+    args.insert(args.end(), runs[i].begin(), runs[i].end());
+    ASSERT_EQ(Cli(args), kExitOk) << n;
+    ::testing::internal::CaptureStdout();
+    ASSERT_EQ(Cli({"check", Path("h" + n + ".jsonl"), "--out", Path("check" + n + ".json")}), kExitOk);
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    const nlohmann::json run = RunOf(Path("run" + n + ".json")), check = RunOf(Path("check" + n + ".json"));
+    // Not "redis": a run counts the commands its clients sent, a history the ones that executed.
+    for (const char* key : {"safety", "liveness", "latency_ms", "fairness", "duration_ms"})
+      EXPECT_EQ(run[key], check[key]) << "run " << n << ": " << key;
+    EXPECT_NE(out.find("replay: locklab check " + Path("h" + n + ".jsonl")), std::string::npos) << out;
+    if (run["safety"]["violations"].get<int>() > 0) {
+      ++with_violation;
+      EXPECT_NE(out.find("first violation"), std::string::npos) << out;
+    }
+  }
+  EXPECT_GE(with_violation, 3);
+}
+
+TEST_F(CheckCliTest, BadHistoriesExit2WithTheLineAndWriteNothing) {
+  std::filesystem::create_directories(dir_);
+  {
+    std::ofstream f(Path("bad.jsonl"));
+    f << "{\"time\": 0, \"process\": 0, \"type\": \"invoke\", \"f\": \"acquire\"}\n"
+         "{\"time\": 10, \"process\": 0, \"type\": \"ok\", \"f\": \"acquire\"}\n"
+         "{\"time\": 5, \"process\": 0, \"type\": \"invoke\", \"f\": \"release\"}\n";
+  }
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"check", Path("bad.jsonl"), "--out", Path("r.json")}), kExitBadInput);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "locklab: " + Path("bad.jsonl") + " line 3: time goes backwards (5 < 10)\n");
+  EXPECT_FALSE(std::filesystem::exists(Path("r.json")));
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"check", Path("missing.jsonl"), "--out", Path("r.json")}), kExitBadInput);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "locklab: " + Path("missing.jsonl") + ": no such file\n");
+  EXPECT_EQ(Cli({"check"}), kExitBadInput);
+}
+
+TEST_F(CheckCliTest, HistoryOutIsForOneRun) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"run", "--algorithm", "token", "--shard", "1/2", "--history-out", Path("h.jsonl")}), kExitBadInput);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("--history-out: one run only"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+}
+
+}  // namespace
+}  // namespace locklab
