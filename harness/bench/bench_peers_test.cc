@@ -4,6 +4,9 @@
 #include "harness/bench/bench_peers.h"
 #include "harness/bench/redis_benchmark.h"
 #include "harness/real/redis_server.h"
+#include "harness/run/jepsen_history.h"
+#include "harness/run/write_file.h"
+#include "harness/testing/cli_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -231,7 +235,7 @@ Status NodePeersInstalled() {
   for (const char* pkg : {"redlock", "redis-semaphore", "ioredis"})
     if (!std::filesystem::exists(nm + "/" + pkg + "/package.json"))
       return Status::Failed(std::string("node peers not installed (") + nm + "/" + pkg +
-                            " missing; `make bench-peers` installs them from the npm registry)");
+                            " missing; `make test` and `make bench-peers` install them from the npm registry)");
   if (std::system("node --version >/dev/null 2>&1") != 0) return Status::Failed("node is not on PATH");
   return Status::Ok();
 }
@@ -239,8 +243,30 @@ Status NodePeersInstalled() {
 Status PythonPeerInstalled() {
   if (std::system("/usr/bin/python3 -c 'import redis' >/dev/null 2>&1") != 0)
     return Status::Failed(
-        "redis-py not importable by /usr/bin/python3 (Debian package python3-redis; `make bench-peers` installs it)");
+        "redis-py not importable by /usr/bin/python3 (Debian package python3-redis; `make test` and `make bench-peers` install it)");
   return Status::Ok();
+}
+
+// The driver's history in the Jepsen-style format, judged by `locklab check`: the verdicts of the
+// bench's own judgement (an acquire's ok is its enter there; the driver logs enter a little later).
+void CheckDriverHistory(const std::vector<Event>& events, const JudgeInput& in, const RowCheck& c,
+                        const std::string& name) {
+  const std::string history = testing::TempDir() + "/tiny-" + name + "-history.jsonl";
+  const std::string report = testing::TempDir() + "/tiny-" + name + "-check.json";
+  ASSERT_TRUE(WriteFileAtomic(history, JepsenHistoryText(events, events.back().t_us, in.key_of_client)).ok());
+  ::testing::internal::CaptureStdout();
+  const int code = Cli({"check", history, "--out", report, "--quiet"});
+  ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(code, 0);
+  const nlohmann::json run = nlohmann::json::parse(ReadAll(report))["runs"][0];
+  EXPECT_EQ(run["safety"]["violations"].get<int64_t>(), c.check.safety.violations);
+  EXPECT_EQ(run["safety"]["resource"]["lost_updates"].get<int64_t>(), c.lost_updates);
+  EXPECT_EQ(run["safety"]["resource"]["counter_final"].get<int64_t>(), in.counter_final);
+  EXPECT_EQ(run["liveness"]["acquired"].get<int64_t>(), c.acquired);
+  EXPECT_EQ(run["liveness"]["failed"].get<int64_t>() + run["liveness"]["unknown"].get<int64_t>(), c.failed);
+  EXPECT_EQ(run["liveness"]["releases_failed"].get<int64_t>(), c.check.liveness.releases_failed);
+  std::filesystem::remove(history);
+  std::filesystem::remove(report);
 }
 
 void TinyRealRun(const std::vector<std::string>& program, const std::string& name) {
@@ -276,20 +302,33 @@ void TinyRealRun(const std::vector<std::string>& program, const std::string& nam
   EXPECT_EQ(in.counter_final, 30);
   EXPECT_GT(c.rate_per_s, 0);
   std::filesystem::remove(call.events_path);
+  CheckDriverHistory(events, in, c, name);
 }
 
+// A peer that is not installed skips its test, except on CI (CI=true), where `make test` has
+// installed every peer and a missing one is a failure.
+bool OnCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+#define REQUIRE_PEER(check)                                                                        \
+  if (const Status peer_status = (check); !peer_status.ok()) {                                    \
+    if (OnCi()) FAIL() << peer_status.message() << " (CI=true: make test installs the peers)";  \
+    GTEST_SKIP() << peer_status.message();                                                         \
+  }
+
 TEST(PeerDriver, TinyNodeRedlockRun) {
-  if (const Status s = NodePeersInstalled(); !s.ok()) GTEST_SKIP() << s.message();
+  REQUIRE_PEER(NodePeersInstalled());
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "redlock"}, "redlock");
 }
 
 TEST(PeerDriver, TinyRedisSemaphoreRun) {
-  if (const Status s = NodePeersInstalled(); !s.ok()) GTEST_SKIP() << s.message();
+  REQUIRE_PEER(NodePeersInstalled());
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "semaphore-mutex"}, "semaphore");
 }
 
 TEST(PeerDriver, TinyRedisPyRun) {
-  if (const Status s = PythonPeerInstalled(); !s.ok()) GTEST_SKIP() << s.message();
+  REQUIRE_PEER(PythonPeerInstalled());
   TinyRealRun({"/usr/bin/python3", DefaultPeerDriversDir() + "/py_peer.py"}, "redis-py");
 }
 
