@@ -105,6 +105,12 @@ void AddCheckFlags(CLI::App* app, CheckFlags* f) {
       "(the file's first malformed line, by number).\n");
 }
 
+CheckCli::CheckCli(CLI::App& app)
+    : sub_(app.add_subcommand("check",
+                              "judge a history any program wrote (Jepsen-style JSON lines) with the checkers of a run")) {
+  AddCheckFlags(sub_, &flags_);
+}
+
 int CheckCommand(const CheckFlags& f) {
   if (f.out.empty() == false && std::filesystem::is_directory(f.out))
     return BadInput("--out " + f.out + ": give a file name, not a directory");

@@ -20,4 +20,16 @@ struct CheckFlags {
 void AddCheckFlags(CLI::App* app, CheckFlags* f);
 int CheckCommand(const CheckFlags& f);
 
+// `check` added to the locklab command.
+class CheckCli {
+ public:
+  explicit CheckCli(CLI::App& app);
+  bool parsed() const { return sub_->parsed(); }
+  int Run() const { return CheckCommand(flags_); }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  CheckFlags flags_;
+};
+
 }  // namespace locklab

@@ -85,3 +85,28 @@ TEST_F(CheckCliTest, HistoryOutIsForOneRun) {
 
 }  // namespace
 }  // namespace locklab
+
+namespace locklab {
+namespace {
+
+// `locklab proxy` refuses what it cannot do before it listens (its faults: resp_proxy_test.cc).
+TEST(ProxyCli, BadInputExits2WithOneLine) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"proxy", "--upstream", "127.0.0.1:6379", "--fault", "crash_node:at_ms=5,target=0"},
+       "locklab: fault crash_node: the proxy applies delay_message, pause_client, partition and crash_client\n"},
+      {{"proxy", "--upstream", "nowhere"}, "locklab: --upstream nowhere: give HOST:PORT\n"},
+      {{"proxy", "--upstream", "127.0.0.1:x"}, "locklab: --upstream 127.0.0.1:x: the port is not a number\n"},
+      {{"proxy", "--upstream", "10.1.2.3:6379"},
+       "locklab: --upstream 10.1.2.3: a loopback IPv4 address (127.x.x.x or localhost)\n"},
+      {{"proxy", "--upstream", "127.0.0.1:6379", "--fault", "delay_message:target=0,duration_ms=5"},
+       "locklab: fault delay_message needs command=NAME and occurrence >= 1\n"},
+  };
+  for (const auto& [args, line] : cases) {
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(Cli(args), kExitBadInput);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), line);
+  }
+}
+
+}  // namespace
+}  // namespace locklab

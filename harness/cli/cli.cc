@@ -16,6 +16,7 @@
 #include "harness/cli/check_cli.h"
 #include "harness/cli/cli_list.h"
 #include "harness/cli/merge_cli.h"
+#include "harness/cli/proxy_cli.h"
 #include "harness/cli/scenario_cli.h"
 #include "harness/cli/study_cli.h"
 #include "harness/cli/suite.h"
@@ -448,10 +449,8 @@ int CliMain(int argc, char** argv) {
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
   const CalibrateCli calibrate(app);
-  CLI::App* check = app.add_subcommand(
-      "check", "judge a history any program wrote (Jepsen-style JSON lines) with the checkers of a run");
-  CheckFlags check_flags;
-  AddCheckFlags(check, &check_flags);
+  const CheckCli check(app);
+  const ProxyCli proxy(app);
   CLI::App* merge = app.add_subcommand("merge", "join the outputs of a sweep's shards (--shard I/N) into one");
   MergeFlags merge_flags;
   AddMergeFlags(merge, &merge_flags);
@@ -480,7 +479,8 @@ int CliMain(int argc, char** argv) {
     if (study->parsed()) return StudyCommand(study_flags, CommandLine(argc, argv));
     if (calibrate.parsed()) return calibrate.Run();
     if (merge->parsed()) return MergeCommand(merge_flags);
-    if (check->parsed()) return CheckCommand(check_flags);
+    if (check.parsed()) return check.Run();
+    if (proxy.parsed()) return proxy.Run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;
