@@ -36,8 +36,11 @@ struct Value {
   int64_t token = -1;
 };
 
-Status ParseValue(const json& j, int64_t line, Value* out) {
+// An acquire's or release's value that is not a number (a random lock token, a lease id) says
+// nothing the checkers use and is accepted as no fencing token.
+Status ParseValue(const json& j, int64_t line, Value* out, bool lock_op) {
   if (j.is_null()) return Status::Ok();
+  if (lock_op && !j.is_number_integer() && !j.is_object()) return Status::Ok();
   if (j.is_number_integer()) {
     out->has_counter = true;
     out->counter = j.get<int64_t>();
@@ -168,7 +171,7 @@ Status Reader::ClientOp(const json& j, int64_t line, int client, int64_t t_us, c
     return LineFail(line, "process " + std::to_string(client) + " invokes " + f + " while its " + it->second.f +
                               " (line " + std::to_string(it->second.line) + ") is open");
   Value v;
-  if (j.contains("value")) LOCKLAB_RETURN_IF_ERROR(ParseValue(j["value"], line, &v));
+  if (j.contains("value")) LOCKLAB_RETURN_IF_ERROR(ParseValue(j["value"], line, &v, f == "acquire" || f == "release"));
   open_[client] = Open{f, line};
   if (f == "acquire") Add(t_us, client, Ev::kAcquireStart, next_request_++);
   if (f == "release") {
@@ -185,7 +188,7 @@ Status Reader::Completion(const json& j, int64_t line, int client, int64_t t_us,
     return LineFail(line, "process " + std::to_string(client) + " completes a " + f + " it did not invoke");
   open_.erase(it);
   Value v;
-  if (j.contains("value")) LOCKLAB_RETURN_IF_ERROR(ParseValue(j["value"], line, &v));
+  if (j.contains("value")) LOCKLAB_RETURN_IF_ERROR(ParseValue(j["value"], line, &v, f == "acquire" || f == "release"));
   const std::string error = DetailOf(j, "error");
   const int64_t attempts = j.contains("attempts") ? j["attempts"].get<int64_t>() : 1;
   if (f == "acquire") {

@@ -299,6 +299,17 @@ TEST(HandWrittenHistory, StaleFencedWrites) {
   EXPECT_TRUE(fence_seen);  // the token of an acquire's ok is the enter's fence
 }
 
+TEST(HandWrittenHistory, AStringLockTokenIsNoFence) {
+  Result<RecordedHistory> r = ParseJepsenHistory(L(0, 0, "invoke", "acquire", "\"value\": \"3f2a\"") +
+                                                 L(1, 0, "ok", "acquire", "\"value\": \"3f2a\""));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->events.size(), 3u);
+  EXPECT_EQ(r->events[2].type, Ev::kEnter);
+  EXPECT_EQ(r->events[2].value, -1);
+  // A counter's value must be a number.
+  EXPECT_FALSE(ParseJepsenHistory(L(0, 0, "invoke", "write", "\"value\": \"3f2a\"")).ok());
+}
+
 TEST(HandWrittenHistory, LocksAreJudgedApart) {
   const std::string two = L(0, 0, "invoke", "acquire", "\"lock\": \"a\"") + L(1, 0, "ok", "acquire") +
                           L(2, 1, "invoke", "acquire", "\"lock\": \"%\"") + L(3, 1, "ok", "acquire") +
