@@ -4,7 +4,7 @@
 //   node node_peer.js --lib redlock|semaphore-mutex|semaphore-redlock --ports P[,P...] --events FILE
 //        [--clients N] (--duration-ms MS | --count N) [--key K] [--key-per-client] [--ttl-ms MS]
 //        [--acquire-timeout-ms MS] [--setting default|tuned] [--retry-ms MS] [--hold-ms MS]
-//        [--counter-file FILE] [--announce] [--client-base B] [--deadline-ms MS]
+//        [--counter-file FILE] [--announce] [--client-base B] [--deadline-ms MS] [--history-out FILE]
 //
 // Libraries (installed by `make bench-peers` into BUILD/peers/node_modules; NODE_PATH points there):
 //   redlock            node-redlock 4.x: new Redlock(clients).lock(key, ttl) / lock.unlock()
@@ -27,7 +27,8 @@
 // exception, e.g. redis-semaphore's default onLockLost, which throws: that is recorded as a
 // `crash` event of every client of the process, which then exits with status 70); with
 // --announce, a line {"holding": true, ...} on stdout the first time a client enters; at the
-// end one summary line on stdout. Exit status: 0 done, 2 bad arguments, 3 --deadline-ms hit,
+// end one summary line on stdout; with --history-out FILE, the same events as the history
+// `locklab check` judges (temp + rename). Exit status: 0 done, 2 bad arguments, 3 --deadline-ms hit,
 // 70 crashed.
 'use strict';
 
@@ -42,7 +43,7 @@ function parseArgs(argv) {
   const a = {
     lib: '', ports: [], host: '127.0.0.1', clients: 1, durationMs: 0, count: 0, key: 'locklab:peer',
     keyPerClient: false, ttlMs: 10000, acquireTimeoutMs: 10000, setting: 'default', retryMs: 10, holdMs: 0,
-    counterFile: '', announce: false, clientBase: 0, events: '', deadlineMs: 60000,
+    counterFile: '', announce: false, clientBase: 0, events: '', deadlineMs: 60000, historyOut: '',
   };
   const num = (name, v) => {
     const n = Number(v);
@@ -74,6 +75,7 @@ function parseArgs(argv) {
       case '--client-base': a.clientBase = num(k, v()); break;
       case '--events': a.events = v(); break;
       case '--deadline-ms': a.deadlineMs = num(k, v()); break;
+      case '--history-out': a.historyOut = v(); break;
       default: usage(`unknown argument '${k}'`);
     }
   }
@@ -107,11 +109,45 @@ let counting = false;
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 const lines = [];
 function ev(client, name, extra) {
-  let s = `{"t_us":${nowUs()},"client":${client},"ev":"${name}"`;
+  const t = nowUs();
+  let s = `{"t_us":${t},"client":${client},"ev":"${name}"`;
   if (extra !== undefined) {
     for (const [k, v] of Object.entries(extra)) s += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
   }
   lines.push(s + '}');
+  if (args.historyOut) jepsen(t, client, name, extra || {});
+}
+
+// --history-out: the same events as the operations of `locklab check`'s history format (README
+// "Checking any lock's history"): time in ns on CLOCK_MONOTONIC (the µs with three zeros: exact
+// where a Number of ns would not be), one process per client, lock = its key.
+const history = [];
+function jepsen(t, c, name, e) {
+  const add = (type, f, value, more) => {
+    const rest = JSON.stringify(Object.assign({ type, f, value: value === undefined ? null : value }, more || {}));
+    history.push([t, `{"time":${t}000,"process":${c},${rest.slice(1)}`]);
+  };
+  const err = e.error !== undefined ? { error: String(e.error) } : {};
+  if (name === 'acquire_start') add('invoke', 'acquire', null, e.key !== undefined ? { lock: e.key } : {});
+  else if (name === 'acquire_ok' || name === 'release_ok') add('ok', name.split('_')[0]);
+  else if (name === 'acquire_fail' || name === 'release_fail') add('fail', name.split('_')[0], null, err);
+  else if (name === 'enter' && e.read !== undefined) {
+    add('invoke', 'read');
+    add('ok', 'read', e.read);
+  } else if (name === 'exit') {
+    if (e.wrote !== undefined) {
+      add('invoke', 'write', e.wrote);
+      add('ok', 'write', e.wrote);
+    }
+    add('invoke', 'release');
+  } else if (name === 'crash') add('info', 'crash', 0, e.error !== undefined ? { detail: String(e.error) } : {});
+}
+
+function writeHistory() {
+  history.sort((x, y) => x[0] - y[0]);  // stable: one client's operations keep their order
+  const tmp = `${args.historyOut}.tmp`;
+  fs.writeFileSync(tmp, history.map((h) => h[1] + '\n').join(''));
+  fs.renameSync(tmp, args.historyOut);
 }
 
 // --- The library behind one interface: acquire(client, key) -> handle | null; release(handle) -> bool. ---
@@ -191,6 +227,7 @@ function finish(code, crashed) {
   finished = true;
   try {
     fs.writeFileSync(args.events, lines.length ? lines.join('\n') + '\n' : '');
+    if (args.historyOut) writeHistory();
   } catch (e) {
     process.stderr.write(`node_peer.js: cannot write ${args.events}: ${e.message}\n`);
     code = code || 1;

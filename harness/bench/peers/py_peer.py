@@ -4,7 +4,7 @@
   /usr/bin/python3 py_peer.py --ports P --events FILE [--clients N] (--duration-ms MS | --count N)
       [--key K] [--key-per-client] [--ttl-ms MS] [--acquire-timeout-ms MS] [--setting default|tuned]
       [--retry-ms MS] [--hold-ms MS] [--counter-file FILE] [--announce] [--client-base B]
-      [--deadline-ms MS]
+      [--deadline-ms MS] [--history-out FILE]
 
 Each client is a thread with its own redis.Redis connection (redis-py defaults) and its own
 Lock: client.lock(key, timeout=ttl, blocking_timeout=acquire timeout). --setting default keeps
@@ -19,7 +19,8 @@ lives in this process, or in --counter-file (shared by processes: the pause test
 
 Output: one JSON line per event in --events (t_us = CLOCK_MONOTONIC in µs, time.monotonic_ns()),
 written when the run ends (also on SIGTERM); with --announce, a line {"holding": true, ...} on
-stdout the first time a client enters; at the end one summary line on stdout. Exit status: 0
+stdout the first time a client enters; at the end one summary line on stdout. With
+--history-out FILE, the same events as the history `locklab check` judges (temp + rename). Exit status: 0
 done, 2 bad arguments, 3 --deadline-ms hit.
 """
 import argparse
@@ -56,6 +57,7 @@ def parse_args():
     p.add_argument("--announce", action="store_true")
     p.add_argument("--client-base", type=int, default=0)
     p.add_argument("--deadline-ms", type=int, default=60000)
+    p.add_argument("--history-out", default="")
     a = p.parse_args()
     ports = [int(x) for x in a.ports.split(",") if x]
     if len(ports) != 1:
@@ -99,10 +101,52 @@ finish_lock = threading.Lock()
 
 
 def ev(client, name, **extra):
-    s = '{"t_us":%d,"client":%d,"ev":"%s"' % (now_us(), client, name)
+    t = now_us()
+    s = '{"t_us":%d,"client":%d,"ev":"%s"' % (t, client, name)
     for k, v in extra.items():
         s += ",%s:%s" % (json.dumps(k), json.dumps(v))
     lines.append(s + "}")
+    if ARGS.history_out:
+        jepsen(t, client, name, extra)
+
+
+# --history-out: the same events as the operations of `locklab check`'s history format (README
+# "Checking any lock's history"): time in ns on CLOCK_MONOTONIC, one process per client, lock =
+# its key.
+history = []
+
+
+def jepsen(t, c, name, e):
+    def add(typ, f, value=None, **more):
+        d = {"time": t * 1000, "process": c, "type": typ, "f": f, "value": value}
+        d.update(more)
+        history.append((t, json.dumps(d)))
+
+    err = {"error": str(e["error"])} if "error" in e else {}
+    if name == "acquire_start":
+        add("invoke", "acquire", **({"lock": e["key"]} if "key" in e else {}))
+    elif name in ("acquire_ok", "release_ok"):
+        add("ok", name.split("_")[0])
+    elif name in ("acquire_fail", "release_fail"):
+        add("fail", name.split("_")[0], **err)
+    elif name == "enter" and "read" in e:
+        add("invoke", "read")
+        add("ok", "read", e["read"])
+    elif name == "exit":
+        if "wrote" in e:
+            add("invoke", "write", e["wrote"])
+            add("ok", "write", e["wrote"])
+        add("invoke", "release")
+    elif name == "crash":
+        add("info", "crash", 0, **({"detail": str(e["error"])} if "error" in e else {}))
+
+
+def write_history():
+    ordered = sorted(list(history), key=lambda h: h[0])  # stable: a client's operations keep their order
+    tmp = ARGS.history_out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("".join(line + "\n" for _, line in ordered))
+    os.replace(tmp, ARGS.history_out)
 
 
 def note_error(e):
@@ -144,6 +188,8 @@ def finish(code, crashed=None):
         try:
             with open(ARGS.events, "w") as f:
                 f.write("".join(l + "\n" for l in list(lines)))
+            if ARGS.history_out:
+                write_history()
         except OSError as e:
             sys.stderr.write("py_peer.py: cannot write %s: %s\n" % (ARGS.events, e))
             code = code or 1
