@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "algorithms/lock.h"
 #include "harness/run/config.h"
 #include "harness/run/run_spec.h"
@@ -76,6 +78,9 @@ struct RoundTrip {
   void (*tune)(RunSpec*) = nullptr;
   std::string backend = "sim";
 };
+
+// Test names and messages show the case's name, not its bytes.
+void PrintTo(const RoundTrip& rt, std::ostream* os) { *os << rt.name; }
 
 RunResult RunKept(const RoundTrip& rt) {
   RunSpec s;
