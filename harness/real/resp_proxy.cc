@@ -191,11 +191,10 @@ void ProxyConn::Cut(const char* why) {
   if (why != nullptr) px->Report({{"conn", id}, {"cut", why}});
 }
 
-// A crash after a command went up: the client's side closes now, the server's once the command
-// has been written (it still reaches the server; its reply is never seen).
+// A crash after a command went up: both sides close once the command has been written to the
+// server (it reaches the server; its reply is never seen); meanwhile nothing more is read.
 void ProxyConn::CutAfterFlush() {
-  if (down != nullptr) bufferevent_free(down);
-  down = nullptr;
+  if (down != nullptr) bufferevent_disable(down, EV_READ);
   queue.clear();
   evtimer_del(timer);
   if (up == nullptr || evbuffer_get_length(bufferevent_get_output(up)) == 0) return Cut(nullptr);
