@@ -15,6 +15,7 @@
 #include "harness/cli/calibrate_cli.h"
 #include "harness/cli/check_cli.h"
 #include "harness/cli/cli_list.h"
+#include "harness/cli/map_cli.h"
 #include "harness/cli/merge_cli.h"
 #include "harness/cli/proxy_cli.h"
 #include "harness/cli/scenario_cli.h"
@@ -444,6 +445,10 @@ int CliMain(int argc, char** argv) {
       "study", "the main job: every algorithm x fault preset, many seeds, rates with 95% intervals (make run)");
   StudyFlags study_flags;
   AddStudyFlags(study, &study_flags);
+  CLI::App* map = app.add_subcommand(
+      "map", "a violation-probability map: one fault's magnitude x several locks, seeds added until the interval is narrow");
+  MapFlags map_flags;
+  AddMapFlags(map, &map_flags);
   CLI::App* validate = app.add_subcommand(
       "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
   ValidateFlags validate_flags;
@@ -477,6 +482,7 @@ int CliMain(int argc, char** argv) {
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
     if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
     if (study->parsed()) return StudyCommand(study_flags, CommandLine(argc, argv));
+    if (map->parsed()) return MapCommand(map_flags, CommandLine(argc, argv));
     if (calibrate.parsed()) return calibrate.Run();
     if (merge->parsed()) return MergeCommand(merge_flags);
     if (check.parsed()) return check.Run();
