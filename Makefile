@@ -11,7 +11,7 @@ PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipyker
 # Debian's own Python runs the notebooks (its packages are the ones installed above).
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps plot-deps build test test-slurm run bench plots retry-study clean
+.PHONY: all deps plot-deps build test test-slurm run bench plots retry-study maps clean
 
 all: build
 
@@ -64,7 +64,7 @@ run: build plot-deps
 bench: build
 	./$(BUILD)/locklab_bench
 
-# Executes every notebook headless; each writes its PNGs into results/plots/ from the committed
+# Executes every notebook headless (maps.ipynb included); each writes its PNGs into results/plots/ from the committed
 # JSON reports (nothing is re-run). The executed copies go to build/notebooks/.
 plots: plot-deps
 	@mkdir -p results/plots $(BUILD)/notebooks
@@ -83,6 +83,21 @@ retry-study: build
 	./$(BUILD)/locklab run --config harness/experiments/retry-strategies.json --backend redis --out results/retry/redis.json --quiet
 	./$(BUILD)/locklab run --config harness/experiments/retry-fifo.json --backend sim --out results/retry/fifo-sim.json --quiet
 	./$(BUILD)/locklab run --config harness/experiments/retry-fifo.json --backend redis --out results/retry/fifo-redis.json --quiet
+
+# The violation-probability maps (README "Violation maps"): every map of `locklab map --list` on the
+# simulator into results/maps/<name>.json (about 30 minutes on 2 cores), then notebooks/maps.ipynb
+# draws them into results/plots/map-<name>.png.
+MAPS := pause-ttl hold-ttl skew-ttl drift-ppm failover-lag release-delay node-clock-jump slow-reply
+maps: build plot-deps
+	@for m in $(MAPS); do \
+	  ./$(BUILD)/locklab map $$m --quiet --out results/maps/$$m.json || exit 1; \
+	done
+	@mkdir -p results/plots $(BUILD)/notebooks
+	@PYDEVD_DISABLE_FILE_VALIDATION=1 $(PYTHON) -m jupyter nbconvert --to notebook --execute \
+	  --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 \
+	  --output-dir $(BUILD)/notebooks notebooks/maps.ipynb > $(BUILD)/notebooks/maps.log 2>&1 \
+	  || { cat $(BUILD)/notebooks/maps.log; echo "make: notebooks/maps.ipynb failed"; exit 1; }
+	@ls results/plots/map-*.png
 
 clean:
 	rm -rf $(BUILD)

@@ -65,8 +65,9 @@ Status CheckOptions(const MapOptions& o, const MapDef** def) {
     return Status::Invalid("unknown map '" + o.name + "' (" + names + "; see locklab map --list)");
   }
   if (o.backend != "sim" && o.backend != "redis") return Status::Invalid("--backend: sim or redis, not '" + o.backend + "'");
-  if (o.batch < 1 || o.batch > 10'000) return Status::Invalid("--batch must be in [1, 10000]");
+  if (o.batch < 0 || o.batch > 10'000) return Status::Invalid("--batch must be in [1, 10000]");
   if (o.max_seeds < 0 || o.max_seeds > kMaxSeedsLimit) return Status::Invalid("--max-seeds must be in [1, 100000]");
+  if (o.requests < 0 || o.requests > 10'000'000) return Status::Invalid("--requests must be in [1, 10000000]");
   if (!(o.precision > 0 && o.precision <= 10)) return Status::Invalid("--precision must be in (0, 10]");
   if (!(o.floor >= 0 && o.floor < 1)) return Status::Invalid("--floor must be in [0, 1)");
   for (double x : o.xs)
@@ -90,6 +91,7 @@ Result<std::vector<RunSpec>> PointSpecs(const MapOptions& o, MapResult* r) {
     for (double x : r->xs) {
       RunSpec s = d.spec(x, c);
       s.backend = o.backend;
+      if (o.requests > 0) s.requests = o.requests;
       Result<AlgorithmChoice> a = ParseAlgorithmChoice(d.curves[c].algorithm);
       if (!a.ok()) return a.status();
       s.algorithm = a->name;
@@ -141,7 +143,7 @@ void RunRound(const MapOptions& o, const std::vector<RunSpec>& specs, std::vecto
   for (size_t i = 0; i < r->points.size(); ++i) {
     const MapPoint& p = r->points[i];
     if (p.stop != MapStop::kGoOn) continue;
-    const int upto = std::min(p.seeds + o.batch, r->max_seeds);
+    const int upto = std::min(p.seeds + r->batch, r->max_seeds);
     for (int s = p.seeds + 1; s <= upto; ++s) jobs.push_back({i, static_cast<uint64_t>(s)});
   }
   const int threads = o.backend == "sim" ? o.jobs : 1;
@@ -188,8 +190,9 @@ MapStop StopRule(const Interval& rate, int seeds, int max_seeds, double precisio
   // "none (n < 2)", "none (no trials)": the estimate alone, no interval to judge yet.
   const bool has_interval = rate.method.rfind("none", 0) != 0;
   if (has_interval && seeds > 0 && rate.high < floor) return MapStop::kBelowFloor;
-  if (has_interval && rate.estimate > 0 && rate.high - rate.estimate <= precision * rate.estimate)
-    return MapStop::kPrecise;
+  // The wider half: near a proportion of 1 the upper half is 0 while the lower one is not.
+  const double half = std::max(rate.high - rate.estimate, rate.estimate - rate.low);
+  if (has_interval && rate.estimate > 0 && half <= precision * rate.estimate) return MapStop::kPrecise;
   return seeds >= max_seeds ? MapStop::kCap : MapStop::kGoOn;
 }
 
@@ -203,12 +206,13 @@ Result<MapResult> RunMap(const MapOptions& o) {
   MapResult r;
   if (Status s = CheckOptions(o, &r.def); !s.ok()) return s;
   r.max_seeds = o.max_seeds > 0 ? o.max_seeds : r.def->max_seeds;
+  r.batch = o.batch > 0 ? o.batch : r.def->batch;
   Result<std::vector<RunSpec>> specs = PointSpecs(o, &r);
   if (!specs.ok()) return specs.status();
   std::vector<PointRuns> runs(r.points.size());
   Progress progress;
   progress.on = o.progress;
-  const int rounds = (r.max_seeds + o.batch - 1) / o.batch;  // every round adds a batch to each point going on
+  const int rounds = (r.max_seeds + r.batch - 1) / r.batch;  // every round adds a batch to each point going on
   for (int round = 1; round <= rounds; ++round) {
     size_t going = 0;
     for (const MapPoint& p : r.points) going += p.stop == MapStop::kGoOn ? 1 : 0;
@@ -222,7 +226,7 @@ Result<MapResult> RunMap(const MapOptions& o) {
       p.stop = StopRule(p.rate(r.def->curves[p.curve].metric), p.seeds, r.max_seeds, o.precision, o.floor);
       if (p.stop == MapStop::kGoOn) ++going;
     }
-    progress.Round(r, round, going, o.batch);
+    progress.Round(r, round, going, r.batch);
   }
   return r;
 }

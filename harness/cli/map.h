@@ -51,8 +51,11 @@ struct MapDef {
   std::vector<double> xs;
   std::vector<MapCurve> curves;
   int max_seeds = 200;   // the default cap per point
+  int batch = 10;        // the default seeds per batch
   // The spec of curve `curve` at magnitude x (seed 1), not yet resolved.
   RunSpec (*spec)(double x, size_t curve) = nullptr;
+  // Where theory puts a threshold (x), for the reader and the plots (dotted lines).
+  std::vector<double> marks;
 };
 
 const std::vector<MapDef>& Maps();
@@ -66,8 +69,9 @@ struct MapOptions {
   std::vector<std::string> curves;   // labels; empty: all the map's curves
   std::string backend = "sim";       // sim, or redis (real servers: few seeds, one run at a time)
   int jobs = 1;                      // simulator runs at the same time; the JSON is the same for any N
-  int batch = 10;                    // seeds added to a point at a time
+  int batch = 0;                     // seeds added to a point at a time; 0: the map's own
   int max_seeds = 0;                 // cap per point; 0: the map's own
+  int64_t requests = 0;              // acquisitions attempted per run; 0: the map's own (smaller for real Redis)
   double precision = 0.2;            // stop when the interval's upper half-width <= this x the estimate
   double floor = 1e-4;               // ... or when its upper bound is below this (per unit)
   std::string out;                   // "": results/maps/<name>.json (sim) or <name>-redis.json
@@ -79,8 +83,8 @@ struct MapOptions {
 enum class MapStop { kGoOn, kPrecise, kBelowFloor, kCap };
 const char* MapStopName(MapStop s);  // "go on", "precise", "below floor", "cap"
 // The stopping rule, after `seeds` seeds: below floor (high < floor: a zero estimate's Wilson
-// bound, or a tiny rate's whole interval), precise (estimate > 0 and high - estimate <=
-// precision x estimate), else the cap (seeds >= max_seeds), else go on.
+// bound, or a tiny rate's whole interval), precise (estimate > 0 and the wider half of the
+// interval <= precision x estimate), else the cap (seeds >= max_seeds), else go on.
 MapStop StopRule(const Interval& rate, int seeds, int max_seeds, double precision, double floor);
 
 struct MapPoint {
@@ -101,7 +105,7 @@ struct MapResult {
   std::vector<size_t> curves;   // indices into def->curves, in order
   std::vector<double> xs;
   std::vector<MapPoint> points; // curve-major, then x
-  int max_seeds = 0;
+  int max_seeds = 0, batch = 0;
   bool all_completed = true;
 };
 

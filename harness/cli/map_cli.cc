@@ -44,9 +44,16 @@ void AddMapFlags(CLI::App* app, MapFlags* f) {
   app->add_option("--curve", f->o.curves, "only this curve (repeatable; labels as --list prints them)")
       ->type_name("LABEL")
       ->allow_extra_args(false);
-  app->add_option("--batch", f->o.batch, "seeds added to a point at a time")->capture_default_str()->type_name("N");
+  app->add_option("--batch", f->o.batch, "seeds added to a point at a time (default: the map's own, --list)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 10'000));
   app->add_option("--max-seeds", f->o.max_seeds, "cap on the seeds of one point (default: the map's own, --list)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(CLI::Range(1, 100'000));
+  app->add_option("--requests", f->o.requests,
+                  "acquisitions attempted per run, for every point (default: the map's own; smaller runs for real Redis)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
   app->add_option("--precision", f->o.precision,
                   "stop a point when its interval's upper half-width is at most this fraction of the estimate")
       ->capture_default_str()
@@ -65,15 +72,15 @@ void AddMapFlags(CLI::App* app, MapFlags* f) {
   for (const MapDef& m : Maps()) names += "  " + m.name + std::string(m.name.size() < 16 ? 16 - m.name.size() : 1, ' ') + m.title + "\n";
   app->footer(
       "\nMaps (locklab map --list prints their curves, x values, workloads and the theory each shows):\n" + names +
-      "\nEvery point (x, curve) runs seeds 1, 2, ... in batches of --batch until its 95% interval is precise (upper\n"
-      "half-width <= --precision x the estimate), or lies below --floor (a zero estimate: the Wilson bound of 0 in all\n"
+      "\nEvery point (x, curve) runs seeds 1, 2, ... in batches of --batch until its 95% interval is precise (its\n"
+      "wider half <= --precision x the estimate), or lies below --floor (a zero estimate: the Wilson bound of 0 in all\n"
       "acquisitions), or --max-seeds is reached. Rates are per acquisition (cluster-robust over seeds) or, for maps\n"
       "with one planned fault per run, per fault (runs with an event / runs, Wilson). The JSON (schema locklab.map/1)\n"
       "records every point with the replay command of its seed 1; notebooks/maps.ipynb draws it (make maps).\n"
       "\nExamples:\n"
       "  locklab map pause-ttl                               the whole map into results/maps/pause-ttl.json\n"
       "  locklab map pause-ttl --curve token --x 0.5,1.5     two points of one curve\n"
-      "  locklab map pause-ttl --backend redis --curve token --x 0.5,1.5 --max-seeds 3 --batch 3\n"
+      "  locklab map pause-ttl --backend redis --curve token --x 0.5,1.5 --max-seeds 3 --batch 3 --requests 500\n"
       "Exit status: 0 every run completed (violations are findings), 1 a run did not complete or the JSON could\n"
       "not be written, 2 bad input.\n");
 }

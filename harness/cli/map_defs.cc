@@ -22,6 +22,17 @@ RunSpec Base(int clients, int64_t requests, int64_t ttl_ms, int64_t hold_ms) {
   return s;
 }
 
+// The maps with one planned fault per run: clients retry after a random 0..20 ms, so that the
+// seeds vary the phase of the workload against the fault (with fixed sleeps every seed would
+// meet the fault at the same step of the same schedule).
+RunSpec FaultBase(int clients, int64_t requests, int64_t ttl_ms, int64_t hold_ms) {
+  RunSpec s = Base(clients, requests, ttl_ms, hold_ms);
+  s.retry = "random";
+  s.retry_options.Set("min-ms", "0");
+  s.retry_options.Set("max-ms", "20");
+  return s;
+}
+
 FaultAction Fault(FaultAction::Kind kind, int64_t at_ms, int target) {
   FaultAction f;
   f.kind = kind;
@@ -60,7 +71,8 @@ RunSpec SkewSpec(double x, size_t) {
 // less 3 ms for the acquisition) or half the TTL.
 constexpr int64_t kDriftTtlMs = 1000;
 RunSpec DriftSpec(double x, size_t curve) {
-  RunSpec s = Base(3, 200, kDriftTtlMs, curve == 0 ? kDriftTtlMs - kDriftTtlMs / 100 - 2 - 3 : kDriftTtlMs / 2);
+  RunSpec s = Base(3, 300, kDriftTtlMs, curve == 0 ? kDriftTtlMs - kDriftTtlMs / 100 - 2 - 3 : kDriftTtlMs / 2);
+  s.acquire_timeout_ms = 60'000;  // every request waits its turn: 300 acquisitions per seed
   s.faults.clock_drift_ppm = x;
   return s;
 }
@@ -69,7 +81,7 @@ RunSpec DriftSpec(double x, size_t curve) {
 // master dies and the replica is promoted. TTL 100 ms, hold 20 ms, 3 clients.
 constexpr int64_t kFailoverTtlMs = 100;
 RunSpec FailoverSpec(double x, size_t) {
-  RunSpec s = Base(3, 60, kFailoverTtlMs, 20);
+  RunSpec s = FaultBase(3, 60, kFailoverTtlMs, 20);
   s.replica = true;
   FaultAction f = Fault(FaultAction::Kind::kFailover, 300, 0);
   f.duration_us = Ms(x, kFailoverTtlMs) * 1000;
@@ -80,7 +92,7 @@ RunSpec FailoverSpec(double x, size_t) {
 // (f) Client 0's second release is x * TTL late in the network. TTL 100 ms, hold 20 ms, 3 clients.
 constexpr int64_t kReleaseTtlMs = 100;
 RunSpec ReleaseSpec(double x, size_t curve) {
-  RunSpec s = Base(3, 30, kReleaseTtlMs, 20);
+  RunSpec s = FaultBase(3, 30, kReleaseTtlMs, 20);
   FaultAction f = Fault(FaultAction::Kind::kDelayMessage, 0, 0);
   f.command = curve == 0 ? "DEL" : "compare_and_delete";
   f.occurrence = 2;
@@ -94,7 +106,7 @@ RunSpec ReleaseSpec(double x, size_t curve) {
 // attempt's SET to node 4) is x * TTL late; hold 10 ms.
 constexpr int64_t kRedlockTtlMs = 100;
 RunSpec JumpSpec(double x, size_t) {
-  RunSpec s = Base(3, 60, kRedlockTtlMs, 20);
+  RunSpec s = FaultBase(3, 60, kRedlockTtlMs, 20);
   for (int node = 0; node < 3; ++node) {
     FaultAction f = Fault(FaultAction::Kind::kNodeClockJump, 300, node);
     f.delta_us = Ms(x, kRedlockTtlMs) * 1000;
@@ -104,7 +116,7 @@ RunSpec JumpSpec(double x, size_t) {
 }
 
 RunSpec SlowReplySpec(double x, size_t) {
-  RunSpec s = Base(3, 30, kRedlockTtlMs, 10);
+  RunSpec s = FaultBase(3, 30, kRedlockTtlMs, 10);
   FaultAction f = Fault(FaultAction::Kind::kDelayMessage, 0, 0);
   f.command = "SET";
   f.occurrence = 5;
@@ -134,15 +146,17 @@ std::vector<MapDef> MakeMaps() {
                 {"redlock", "redlock", MapMetric::kViolations},
                 {"fifo", "fifo", MapMetric::kViolations},
                 {"fencing (damage)", "fencing", MapMetric::kDamage}},
-               200, PauseSpec});
+               200, 10, PauseSpec, {0.9}});
   m.push_back({"hold-ttl", "the long task: a critical section of x * TTL", "hold / TTL",
                "5 clients, 1000 acquisitions per seed, TTL 100 ms, network 1 ms long-tailed one way, no other fault",
-               "the token lock's key expires under a holder working longer than TTL (less one network delay); the "
-               "watchdog keeps renewing it while the holder runs",
+               "the token lock's key expires under a holder working longer than TTL (less one network delay; the long "
+               "tail brings the onset below 1); the watchdog keeps renewing it while the holder runs. Violations count "
+               "overlap episodes: near 1 per acquisition once every key expires under its holder (beyond 1.5 x TTL "
+               "the overlaps run into each other and merge, so the map stops there)",
                MapUnit::kAcquisition,
-               {0.25, 0.5, 0.75, 0.85, 0.9, 0.95, 0.98, 1.0, 1.02, 1.05, 1.1, 1.25, 1.5, 2},
+               {0.25, 0.5, 0.75, 0.85, 0.9, 0.95, 0.98, 1.0, 1.02, 1.05, 1.1, 1.25, 1.5},
                {{"token", "token", MapMetric::kViolations}, {"watchdog", "watchdog", MapMetric::kViolations}},
-               200, HoldSpec});
+               200, 10, HoldSpec, {1.0}});
   m.push_back({"skew-ttl", "client wall clocks off by up to +-x * TTL", "clock skew / TTL",
                "10 clients, 5000 acquisitions per seed, TTL 100 ms, hold 10 ms, offsets uniform in [-skew, +skew]",
                "the timestamp lock takes over a lock it believes expired by its own clock: two clients differing by "
@@ -150,9 +164,9 @@ std::vector<MapDef> MakeMaps() {
                MapUnit::kAcquisition,
                {0, 0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.6, 0.75, 1, 2},
                {{"timestamp", "timestamp", MapMetric::kViolations}, {"token", "token", MapMetric::kViolations}},
-               200, SkewSpec});
+               200, 10, SkewSpec, {0.45}});
   m.push_back({"drift-ppm", "client clock rates off by up to +-x ppm (Redlock)", "clock drift (ppm)",
-               "3 clients, 200 acquisitions per seed, TTL 1000 ms, rates uniform in [-drift, +drift]; hold 985 ms (the "
+               "3 clients, 300 acquisitions per seed, TTL 1000 ms, rates uniform in [-drift, +drift]; hold 985 ms (the "
                "validity Redlock computes: ttl - 1% - 2 ms, less the acquisition) or 500 ms",
                "a client whose clock runs slow by d works hold / (1 - d) of true time: with the hold at the validity, "
                "Redlock's margin (1% + 2 ms) covers drift up to about 1.5%; a hold of half the TTL covers any drift here",
@@ -160,17 +174,19 @@ std::vector<MapDef> MakeMaps() {
                {0, 1000, 5000, 10000, 14000, 16000, 20000, 30000, 50000, 100000},
                {{"redlock (hold = validity)", "redlock", MapMetric::kViolations},
                 {"redlock (hold = ttl/2)", "redlock", MapMetric::kViolations}},
-               200, DriftSpec});
+               200, 10, DriftSpec, {15000}});
   m.push_back({"failover-lag", "replication lag before a failover: x * TTL between the replica's last update and "
                "its promotion", "replication lag / TTL",
                "3 clients, 60 acquisitions, TTL 100 ms, hold 20 ms; one failover of node 0 per run (cut at 300 ms)",
-               "a key written after the replica was cut off is lost at the promotion; once the lag outlasts the keys "
-               "the replica still has, a second client acquires while the first holds. Redlock loses one of 5 copies",
+               "a key written after the replica was cut off is lost at the promotion, but the replica still has the key of "
+               "the holder at the cut, which blocks everyone until it expires: a second client can get in while the "
+               "current holder works only when the lag exceeds about TTL - 2 x hold (x > 0.6). Redlock loses one of 5 "
+               "copies and keeps its quorum",
                MapUnit::kFault,
                {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 3},
                {{"token (master + replica)", "token", MapMetric::kViolations},
                 {"redlock (5 masters)", "redlock", MapMetric::kViolations}},
-               1000, FailoverSpec});
+               40000, 1000, FailoverSpec, {0.6}});
   m.push_back({"release-delay", "a release x * TTL late in the network", "release delay / TTL",
                "3 clients, 30 acquisitions, TTL 100 ms, hold 20 ms; client 0's second release is delayed, once per run",
                "a plain DEL landing after the key expired (delay > TTL - hold) deletes the next holder's lock and lets a "
@@ -179,14 +195,14 @@ std::vector<MapDef> MakeMaps() {
                {0.25, 0.5, 0.7, 0.75, 0.8, 0.85, 0.9, 1, 1.25, 1.5, 2, 3},
                {{"token release=del", "token:release=del", MapMetric::kViolations},
                 {"token (Lua release)", "token", MapMetric::kViolations}},
-               1000, ReleaseSpec});
+               40000, 1000, ReleaseSpec, {0.8}});
   m.push_back({"node-clock-jump", "the wall clocks of 3 of 5 Redlock nodes jump forward by x * TTL", "clock jump / TTL",
                "3 clients, 60 acquisitions, TTL 100 ms, hold 20 ms; nodes 0..2 jump at 300 ms, once per run",
                "a majority whose clocks jump by more than TTL - hold expires the holder's keys before it is done; the "
                "validity check (made before the jump) cannot see it; a fencing token keeps the resource undamaged",
                MapUnit::kFault,
                {0.25, 0.5, 0.7, 0.75, 0.8, 0.85, 0.9, 1, 1.5, 2, 5},
-               kRedlockVariants, 1000, JumpSpec});
+               kRedlockVariants, 40000, 1000, JumpSpec, {0.8}});
   m.push_back({"slow-reply", "one SET reply x * TTL late during a Redlock acquisition", "reply delay / TTL",
                "3 clients, 30 acquisitions, TTL 100 ms, hold 10 ms; client 0's 5th SET (to node 4) is late, once per run",
                "with the last reply after the TTL the keys of the first replies have expired and another client holds: "
@@ -194,7 +210,7 @@ std::vector<MapDef> MakeMaps() {
                "holds too. With the reply between TTL - hold and TTL the validity is positive but shorter than the hold",
                MapUnit::kFault,
                {0.25, 0.5, 0.75, 0.85, 0.9, 0.95, 1, 1.1, 1.25, 1.5, 2, 3},
-               kRedlockVariants, 1000, SlowReplySpec});
+               kRedlockVariants, 40000, 1000, SlowReplySpec, {0.9, 1.0}});
   return m;
 }
 
@@ -221,7 +237,7 @@ std::string MapListText() {
     for (size_t i = 0; i < m.curves.size(); ++i)
       out += std::string(i ? "," : "") + " " + m.curves[i].label + " [" + m.curves[i].algorithm + "]";
     out += "\n    rate: violations (damage where a curve says so) per " + std::string(MapUnitName(m.unit)) +
-           "; up to " + std::to_string(m.max_seeds) + " seeds per point\n";
+           "; seeds in batches of " + std::to_string(m.batch) + ", up to " + std::to_string(m.max_seeds) + " per point\n";
     out += "    workload: " + m.workload + "\n";
     out += "    theory: " + m.theory + "\n";
   }

@@ -34,12 +34,14 @@ ojson MapJson(const MapResult& r, const MapOptions& o) {
   ojson j;
   j["schema"] = kMapSchema;
   j["map"] = ojson{{"name", d.name},     {"title", d.title},   {"x_label", d.x_label},
-                   {"unit", MapUnitName(d.unit)}, {"workload", d.workload}, {"theory", d.theory}};
+                   {"unit", MapUnitName(d.unit)}, {"workload", d.workload}, {"theory", d.theory},
+                   {"theory_marks", d.marks}};
   j["context"] = ojson{{"version", ToolVersion()},
                        {"sha", GitSha()},
                        {"command", o.command},
                        {"backend", o.backend},
-                       {"batch", o.batch},
+                       {"requests", o.requests > 0 ? ojson(o.requests) : ojson("the map's own")},
+                       {"batch", r.batch},
                        {"max_seeds", r.max_seeds},
                        {"precision", o.precision},
                        {"floor", o.floor},

@@ -37,6 +37,7 @@ TEST_F(MapCli, BadInputIsOneLineBeforeAnyRun) {
         {"map", "pause-ttl", "--curve", "no such curve", "--out", out},
         {"map", "pause-ttl", "--backend", "mars", "--out", out},
         {"map", "pause-ttl", "--jobs", "0", "--out", out},
+        {"map", "pause-ttl", "--requests", "0", "--out", out},
         {"map", "pause-ttl", "--out", "/proc/locklab/no/such.json"}}) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(Cli(args), kExitBadInput) << args.back();
