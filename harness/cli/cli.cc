@@ -410,6 +410,24 @@ static int ListCommand() {
   return kExitOk;
 }
 
+namespace {
+
+// What a parse error exits with: 0 for --help and --version (printed by CLI11), else bad input
+// in one line, naming the subcommands when none was recognised.
+int ParseFailed(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+  if (app.get_subcommands().empty()) {
+    if (argc > 1 && argv[1][0] != '-')
+      return BadInput(std::string("unknown subcommand '") + argv[1] + "' (" + SubcommandNames(app) +
+                      "; see locklab --help)");
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)
+      return BadInput("give a subcommand: " + SubcommandNames(app) + " (see locklab --help)");
+  }
+  return BadInput(e.what());
+}
+
+}  // namespace
+
 int CliMain(int argc, char** argv) {
   RegisterRedisBackend();  // --backend redis: chosen once, here (harness/run/backends.h)
   CLI::App app{
@@ -445,10 +463,7 @@ int CliMain(int argc, char** argv) {
       "study", "the main job: every algorithm x fault preset, many seeds, rates with 95% intervals (make run)");
   StudyFlags study_flags;
   AddStudyFlags(study, &study_flags);
-  CLI::App* map = app.add_subcommand(
-      "map", "a violation-probability map: one fault's magnitude x several locks, seeds added until the interval is narrow");
-  MapFlags map_flags;
-  AddMapFlags(map, &map_flags);
+  MapCli map(app);
   CLI::App* validate = app.add_subcommand(
       "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
   ValidateFlags validate_flags;
@@ -464,15 +479,7 @@ int CliMain(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    if (app.get_subcommands().empty()) {
-      if (argc > 1 && argv[1][0] != '-')
-        return BadInput(std::string("unknown subcommand '") + argv[1] + "' (" + SubcommandNames(app) +
-                        "; see locklab --help)");
-      if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)
-        return BadInput("give a subcommand: " + SubcommandNames(app) + " (see locklab --help)");
-    }
-    return BadInput(e.what());
+    return ParseFailed(app, e, argc, argv);
   }
   try {
     if (list->parsed()) return ListCommand();
@@ -482,7 +489,7 @@ int CliMain(int argc, char** argv) {
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
     if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
     if (study->parsed()) return StudyCommand(study_flags, CommandLine(argc, argv));
-    if (map->parsed()) return MapCommand(map_flags, CommandLine(argc, argv));
+    if (map.parsed()) return map.Run(CommandLine(argc, argv));
     if (calibrate.parsed()) return calibrate.Run();
     if (merge->parsed()) return MergeCommand(merge_flags);
     if (check.parsed()) return check.Run();

@@ -85,6 +85,12 @@ void AddMapFlags(CLI::App* app, MapFlags* f) {
       "not be written, 2 bad input.\n");
 }
 
+MapCli::MapCli(CLI::App& app) {
+  sub_ = app.add_subcommand(
+      "map", "a violation-probability map: one fault's magnitude x several locks, seeds added until the interval is narrow");
+  AddMapFlags(sub_, &flags_);
+}
+
 int MapCommand(MapFlags& f, const std::string& command) {
   if (f.list) {
     std::fputs(MapListText().c_str(), stdout);

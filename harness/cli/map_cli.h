@@ -22,4 +22,16 @@ void AddMapFlags(CLI::App* app, MapFlags* f);
 // `command` is the command line, kept in the JSON's context.
 int MapCommand(MapFlags& f, const std::string& command);
 
+// The `map` subcommand of `app`, its flags bound.
+class MapCli {
+ public:
+  explicit MapCli(CLI::App& app);
+  bool parsed() const { return sub_->parsed(); }
+  int Run(const std::string& command) { return MapCommand(flags_, command); }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  MapFlags flags_;
+};
+
 }  // namespace locklab

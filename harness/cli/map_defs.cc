@@ -131,7 +131,8 @@ const std::vector<MapCurve> kRedlockVariants = {
     {"redlock fence=on (damage)", "redlock:fence=on", MapMetric::kDamage},
 };
 
-std::vector<MapDef> MakeMaps() {
+// The maps whose faults are drawn from the seed all through the run (rates per acquisition).
+std::vector<MapDef> AcquisitionMaps() {
   std::vector<MapDef> m;
   m.push_back({"pause-ttl", "stop-the-world client pauses of x * TTL", "pause / TTL",
                "10 clients, 5000 acquisitions per seed, TTL 100 ms, hold 10 ms, pauses Poisson 0.2 per client per s",
@@ -175,6 +176,11 @@ std::vector<MapDef> MakeMaps() {
                {{"redlock (hold = validity)", "redlock", MapMetric::kViolations},
                 {"redlock (hold = ttl/2)", "redlock", MapMetric::kViolations}},
                200, 10, DriftSpec, {15000}});
+  return m;
+}
+
+// The maps with one planned fault per run (rates per fault).
+void AddFaultMaps(std::vector<MapDef>& m) {
   m.push_back({"failover-lag", "replication lag before a failover: x * TTL between the replica's last update and "
                "its promotion", "replication lag / TTL",
                "3 clients, 60 acquisitions, TTL 100 ms, hold 20 ms; one failover of node 0 per run (cut at 300 ms)",
@@ -211,7 +217,6 @@ std::vector<MapDef> MakeMaps() {
                MapUnit::kFault,
                {0.25, 0.5, 0.75, 0.85, 0.9, 0.95, 1, 1.1, 1.25, 1.5, 2, 3},
                kRedlockVariants, 40000, 1000, SlowReplySpec, {0.9, 1.0}});
-  return m;
 }
 
 std::string Number(double x) {
@@ -223,7 +228,11 @@ std::string Number(double x) {
 }  // namespace
 
 const std::vector<MapDef>& Maps() {
-  static const std::vector<MapDef> maps = MakeMaps();
+  static const std::vector<MapDef> maps = [] {
+    std::vector<MapDef> m = AcquisitionMaps();
+    AddFaultMaps(m);
+    return m;
+  }();
   return maps;
 }
 
