@@ -237,18 +237,19 @@ const std::vector<MapDef>& Maps() {
 }
 
 std::string MapListText() {
+  // Appends one piece at a time (GCC 12 warns falsely, -Wrestrict, on some chains of string +).
   std::string out;
   for (const MapDef& m : Maps()) {
-    out += m.name + ": " + m.title + "\n";
-    out += "    x = " + m.x_label + ":";
-    for (double x : m.xs) out += " " + Number(x);
-    out += "\n    curves:";
+    out.append(m.name).append(": ").append(m.title).append("\n    x = ").append(m.x_label).append(":");
+    for (double x : m.xs) out.append(" ").append(Number(x));
+    out.append("\n    curves:");
     for (size_t i = 0; i < m.curves.size(); ++i)
-      out += std::string(i ? "," : "") + " " + m.curves[i].label + " [" + m.curves[i].algorithm + "]";
-    out += "\n    rate: violations (damage where a curve says so) per " + std::string(MapUnitName(m.unit)) +
-           "; seeds in batches of " + std::to_string(m.batch) + ", up to " + std::to_string(m.max_seeds) + " per point\n";
-    out += "    workload: " + m.workload + "\n";
-    out += "    theory: " + m.theory + "\n";
+      out.append(i ? ", " : " ").append(m.curves[i].label).append(" [").append(m.curves[i].algorithm).append("]");
+    out.append("\n    rate: violations (damage where a curve says so) per ").append(MapUnitName(m.unit));
+    out.append("; seeds in batches of ").append(std::to_string(m.batch));
+    out.append(", up to ").append(std::to_string(m.max_seeds)).append(" per point\n");
+    out.append("    workload: ").append(m.workload).append("\n");
+    out.append("    theory: ").append(m.theory).append("\n");
   }
   return out;
 }
