@@ -192,7 +192,7 @@ void AddFaultMaps(std::vector<MapDef>& m) {
                {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 3},
                {{"token (master + replica)", "token", MapMetric::kViolations},
                 {"redlock (5 masters)", "redlock", MapMetric::kViolations}},
-               40000, 1000, FailoverSpec, {0.6}});
+               10000, 1000, FailoverSpec, {0.6}});
   m.push_back({"release-delay", "a release x * TTL late in the network", "release delay / TTL",
                "3 clients, 30 acquisitions, TTL 100 ms, hold 20 ms; client 0's second release is delayed, once per run",
                "a plain DEL landing after the key expired (delay > TTL - hold) deletes the next holder's lock and lets a "
