@@ -85,7 +85,7 @@ retry-study: build
 	./$(BUILD)/locklab run --config harness/experiments/retry-fifo.json --backend redis --out results/retry/fifo-redis.json --quiet
 
 # The violation-probability maps (README "Violation maps"): every map of `locklab map --list` on the
-# simulator into results/maps/<name>.json (about 30 minutes on 2 cores), then notebooks/maps.ipynb
+# simulator into results/maps/<name>.json (about 40 minutes on 2 quiet cores), then notebooks/maps.ipynb
 # draws them into results/plots/map-<name>.png.
 MAPS := pause-ttl hold-ttl skew-ttl drift-ppm failover-lag release-delay node-clock-jump slow-reply
 maps: build plot-deps
