@@ -28,13 +28,19 @@ std::string Command::Name() const {
 }
 
 std::string Command::ToString() const {
-  std::string s = script != Script::kNone ? std::string(ScriptName(script)) : std::string();
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (!s.empty()) s += ' ';
-    if (script != Script::kNone && static_cast<int>(i) == num_keys) s += "| ";
-    s += argv[i];
-  }
+  std::string s;
+  AppendTo(&s);
   return s;
+}
+
+void Command::AppendTo(std::string* out) const {
+  const size_t start = out->size();
+  if (script != Script::kNone) *out += ScriptName(script);
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (out->size() > start) *out += ' ';
+    if (script != Script::kNone && static_cast<int>(i) == num_keys) *out += "| ";
+    *out += argv[i];
+  }
 }
 
 }  // namespace locklab

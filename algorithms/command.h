@@ -65,6 +65,8 @@ struct Command {
   std::string Name() const;
   // "SET k v NX PX 3000" or "compare_and_delete k | tok", for timelines and logs.
   std::string ToString() const;
+  // The same text appended to *out (no allocation when *out has room: history traces).
+  void AppendTo(std::string* out) const;
 };
 
 }  // namespace locklab

@@ -3,20 +3,30 @@
 namespace locklab {
 
 std::string ToString(const Reply& r) {
+  std::string s;
+  AppendTo(&s, r);
+  return s;
+}
+
+void AppendTo(std::string* out, const Reply& r) {
   switch (r.type) {
-    case Reply::Type::kNil: return "(nil)";
-    case Reply::Type::kInteger: return "(integer) " + std::to_string(r.integer);
-    case Reply::Type::kString: return "\"" + r.str + "\"";
-    case Reply::Type::kStatus: return r.str;
-    case Reply::Type::kError: return "(error) " + r.str;
-    case Reply::Type::kTimeout: return "(timeout)";
+    case Reply::Type::kNil: *out += "(nil)"; return;
+    case Reply::Type::kInteger: *out += "(integer) "; *out += std::to_string(r.integer); return;
+    case Reply::Type::kString: *out += '"'; *out += r.str; *out += '"'; return;
+    case Reply::Type::kStatus: *out += r.str; return;
+    case Reply::Type::kError: *out += "(error) "; *out += r.str; return;
+    case Reply::Type::kTimeout: *out += "(timeout)"; return;
     case Reply::Type::kArray: {
-      std::string s = "[";
-      for (size_t i = 0; i < r.elements.size(); ++i) s += (i ? ", " : "") + ToString(r.elements[i]);
-      return s + "]";
+      *out += '[';
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        if (i > 0) *out += ", ";
+        AppendTo(out, r.elements[i]);
+      }
+      *out += ']';
+      return;
     }
   }
-  return "?";
+  *out += '?';
 }
 
 }  // namespace locklab

@@ -39,5 +39,7 @@ struct Reply {
 
 // A readable one-line form, e.g. (integer) 1, "abc", (nil), (error) ERR ..., for logs and tests.
 std::string ToString(const Reply& r);
+// The same text appended to *out.
+void AppendTo(std::string* out, const Reply& r);
 
 }  // namespace locklab

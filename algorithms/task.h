@@ -9,6 +9,7 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <cstdlib>
 #include <exception>
 #include <optional>
@@ -21,8 +22,17 @@ class Task;
 
 namespace detail {
 
+// Coroutine frames: a simulation starts and ends millions of small coroutines (an attempt, a
+// wait), so their frames come from per-thread free lists by size (task.cc) instead of the
+// general allocator. A frame may be freed on another thread than the one that made it.
+void* AllocateFrame(std::size_t bytes);
+void FreeFrame(void* frame, std::size_t bytes) noexcept;
+
 // What every Task's promise shares: lazy start, and resuming the awaiting coroutine at the end.
 struct PromiseBase {
+  static void* operator new(std::size_t bytes) { return AllocateFrame(bytes); }
+  static void operator delete(void* frame, std::size_t bytes) noexcept { FreeFrame(frame, bytes); }
+
   std::coroutine_handle<> continuation = std::noop_coroutine();
 
   struct FinalAwaiter {

@@ -29,11 +29,43 @@ const char* EvName(Ev e) {
 }
 
 void History::Add(int64_t t_us, int client, Ev type, int64_t value, std::string detail) {
-  if (type == Ev::kCommand && events_.size() >= max_events_) {
-    ++commands_dropped_;
-    return;
-  }
+  if (type == Ev::kCommand ? !KeepCommand() : (dropped_ & EvBit(type)) != 0) return;
   events_.push_back(Event{t_us, client, type, value, std::move(detail)});
+}
+
+bool History::KeepCommand() {
+  if ((dropped_ & EvBit(Ev::kCommand)) != 0) return false;
+  if (events_.size() >= max_events_) {
+    ++commands_dropped_;
+    return false;
+  }
+  return true;
+}
+
+Event History::Detailed(const Event& e) const {
+  Event out = e;
+  if (e.text > 0 && e.text <= text_ends_.size()) {
+    const uint64_t end = text_ends_[e.text - 1];
+    const uint64_t begin = e.text > 1 ? text_ends_[e.text - 2] : 0;
+    out.detail.assign(texts_, begin, end - begin);
+    out.text = 0;
+  }
+  return out;
+}
+
+const std::vector<Event>& History::events() const {
+  if (!text_ends_.empty()) {
+    for (Event& e : events_)
+      if (e.text > 0) e = Detailed(e);
+    texts_.clear();
+    text_ends_.clear();
+  }
+  return events_;
+}
+
+std::vector<Event> History::TakeEvents() {
+  events();  // the texts into the details
+  return std::move(events_);
 }
 
 }  // namespace locklab

@@ -39,6 +39,9 @@ struct Event {
   Ev type = Ev::kFault;
   int64_t value = 0;
   std::string detail;
+  // A command recorded by History::AddCommand keeps its text in the history's buffer, not in
+  // `detail`: 1 + its number there (0: none). History::Detailed fills `detail` from it.
+  uint32_t text = 0;
 };
 
 class History {
@@ -49,16 +52,46 @@ class History {
   // Past max_events, kCommand events are dropped (commands_dropped() counts them); other
   // events are always kept, because the checkers need every one of them.
   void Add(int64_t t_us, int client, Ev type, int64_t value = 0, std::string detail = {});
+  // Adds a kCommand event (value: node) whose detail `write` appends to the string it is given:
+  // the texts of all commands share one buffer (no allocation per command); Detailed() and
+  // TakeEvents() give them back as the events' `detail`. Dropped like Add's commands.
+  template <typename WriteText>
+  void AddCommand(int64_t t_us, int client, int64_t node, WriteText&& write) {
+    if (!KeepCommand()) return;
+    write(&texts_);
+    text_ends_.push_back(texts_.size());
+    events_.push_back(Event{t_us, client, Ev::kCommand, node, {}, static_cast<uint32_t>(text_ends_.size())});
+  }
+  // `e` with its detail filled in when its text is in this history's buffer.
+  Event Detailed(const Event& e) const;
 
-  const std::vector<Event>& events() const { return events_; }
-  // Hands the events over (the history is empty afterwards).
-  std::vector<Event> TakeEvents() { return std::move(events_); }
+  // Events of the types in `mask` (a bit per Ev, EvBit) are not recorded from now on: a run that
+  // needs no timeline keeps only what its checkers read (RunSpec::trace).
+  void set_dropped(uint32_t mask) { dropped_ = mask; }
+  static constexpr uint32_t EvBit(Ev e) { return 1u << static_cast<unsigned>(e); }
+
+  // Every event, each detail filled in (commands' texts are copied out of the buffer the first
+  // time: readers that need no command text use recorded()).
+  const std::vector<Event>& events() const;
+  // The events as recorded: a command added by AddCommand has its text in the buffer, not in
+  // `detail` (Detailed(e) gives it). For the checkers, which read no command text.
+  const std::vector<Event>& recorded() const { return events_; }
+  // Hands the events over, every detail filled in (the history is empty afterwards).
+  std::vector<Event> TakeEvents();
   int64_t commands_dropped() const { return commands_dropped_; }
 
  private:
   size_t max_events_;
+  // False (and counted) when a command must be dropped: the history is full, or commands are not
+  // kept (set_dropped).
+  bool KeepCommand();
+
   int64_t commands_dropped_ = 0;
-  std::vector<Event> events_;
+  uint32_t dropped_ = 0;
+  // Mutable: events() moves the commands' texts into their details on first use.
+  mutable std::vector<Event> events_;
+  mutable std::string texts_;                // AddCommand's texts, one after another
+  mutable std::vector<uint64_t> text_ends_;  // where each text ends in texts_
 };
 
 }  // namespace locklab

@@ -20,8 +20,8 @@ bool SameName(const std::string& word, const std::string& upper) {
 
 }  // namespace
 
-Simulator::Simulator(const SimConfig& config)
-    : config_(config), net_(config.net, config.seed), cost_rng_(config.seed ^ kCostStreamSalt) {
+Simulator::Simulator(SimConfig config)
+    : config_(std::move(config)), net_(config_.net, config_.seed), cost_rng_(config_.seed ^ kCostStreamSalt) {
   assert(config_.clients >= 1 && config_.nodes >= 1);
   InitCosts();
   for (int c = 0; c < config_.clients; ++c) {
@@ -53,6 +53,7 @@ Simulator::Simulator(const SimConfig& config)
 Simulator::~Simulator() {
   // Drop pending work first, then the frames: nothing may resume a destroyed coroutine.
   queue_.clear();
+  planned_.clear();
   for (auto& p : clients_) {
     p->spawned.clear();
     p->main = Task<void>();
@@ -100,8 +101,27 @@ Status Simulator::PlanFault(const FaultAction& f) {
     if (!net_.AddDelay(f)) return Status::Invalid("too many delay_message faults");
     return Status::Ok();
   }
-  PushFault(f, kApply, f.at_us);
+  if (running_) {
+    PushFault(f, kApply, f.at_us);
+    return Status::Ok();
+  }
+  // Before the run: kept aside in planned_ (see Next), with the key the heap would give it.
+  faults_.push_back(Fault{f, kApply});
+  planned_.push_back(Event{std::max<int64_t>(f.at_us, 0), seq_++, kFault, 0, static_cast<int32_t>(faults_.size() - 1), 0});
   return Status::Ok();
+}
+
+bool Simulator::Next(Event* ev) {
+  if (!planned_.empty() && (queue_.empty() || planned_.front().key() < queue_.top().key())) {
+    *ev = planned_.front();
+    std::pop_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
+    planned_.pop_back();
+    return true;
+  }
+  if (queue_.empty()) return false;
+  *ev = queue_.top();
+  queue_.pop();
+  return true;
 }
 
 void Simulator::PushFault(const FaultAction& f, uint8_t step, int64_t at_us) {
@@ -372,13 +392,15 @@ Status Simulator::Run() {
     Process& p = *clients_[static_cast<size_t>(c)];
     if (p.main.valid()) Push(0, kWake, c, reinterpret_cast<uint64_t>(p.main.handle().address()));
   }
+  running_ = true;
+  // A heap, earliest first (most planned faults are never reached: no full sort).
+  std::make_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
   while (mains_left_ > 0) {
-    if (queue_.empty()) {
+    Event ev;
+    if (!Next(&ev)) {
       return Status::Failed("simulation stalled at t=" + std::to_string(now_us_ / 1000) + " ms: " +
                             std::to_string(mains_left_) + " client(s) wait for something that never happens");
     }
-    const Event ev = queue_.top();
-    queue_.pop();
     now_us_ = ev.t_us;
     if (client_costs_ && !ev.charged && ChargeClient(ev)) continue;  // put back until the client's CPU is done
     if (++events_ > config_.max_events) {

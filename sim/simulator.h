@@ -117,7 +117,7 @@ inline constexpr size_t kMaxHeldPerConnection = 100'000;  // commands held behin
 
 class Simulator {
  public:
-  explicit Simulator(const SimConfig& config);
+  explicit Simulator(SimConfig config);
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -194,6 +194,9 @@ class Simulator {
   };
 
   void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b, uint8_t charged = 0);
+  // The next event in (time, sequence) order, from the heap or the faults planned before the run
+  // (planned_); false when there is none.
+  bool Next(Event* ev);
   // Costs (sim_costs.cc).
   void InitCosts();
   double DrawUs(const CostDist& d);
@@ -273,6 +276,12 @@ class Simulator {
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   EventHeap<Event> queue_;
+  // Timed faults planned before Run(), with the keys the heap would have given them (a heap of
+  // their own, earliest first, once the run starts). Next() merges them with the heap, so the order is that of one
+  // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
+  // limit) is mostly never reached: a run that ends early does not pay for sifting them.
+  std::vector<Event> planned_;
+  bool running_ = false;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
   std::vector<int> endpoint_;                      // endpoint -> physical node

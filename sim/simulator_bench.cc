@@ -1,55 +1,24 @@
 // Simulator speed: simulated Redis commands per CPU-second (target: >= 2 million on one core).
+// The end-to-end figure (`locklab run` on the retry study, seeds per second) is
+// harness/bench/end_to_end_bench.cc.
 #include <benchmark/benchmark.h>
 
 #include <string>
 
-#include "algorithms/env.h"
-#include "sim/simulator.h"
+#include "sim/bench_workload.h"
 
 namespace locklab::sim {
 namespace {
 
-// Each client does SET NX PX / GET / compare-and-delete on its own key, as lock code does.
-Task<void> Loop(Env& env, int rounds) {
-  const std::string key = "k" + std::to_string(env.client_id());
-  for (int i = 0; i < rounds; ++i) {
-    co_await env.Send(0, Command::Of("SET", key, "tok", "NX", "PX", "1000"));
-    co_await env.Send(0, Command::Of("GET", key));
-    co_await env.Send(0, Command::Run(Script::kCompareAndDelete, 1, key, "tok"));
-  }
-}
-
-// Costs shaped like harness/profiles/default.json (every figure drawn, clients in one process).
-CostModel DrawnCosts() {
-  CostModel m;
-  m.name = "bench";
-  m.node.command_us = CostDist{{{0, 5.2}, {0.5, 5.7}, {0.9, 5.9}, {0.95, 8.3}, {1, 10.2}}};
-  m.node.wake_us = CostDist{{{0, 0}, {0.05, 3.2}, {0.9, 3.8}, {0.95, 29}, {1, 30.4}}};
-  m.node.script_us = CostDist{{{0, 6.2}, {0.9, 6.6}, {0.95, 8.9}, {1, 9.2}}};
-  m.node.script_call_us = CostDist{{{0, 0.2}, {1, 0.4}}};
-  m.client.placement = ClientCosts::Placement::kOneProcess;
-  m.client.send_us = CostDist{{{0, 3.3}, {0.9, 3.6}, {1, 3.9}}};
-  m.client.reply_us = m.client.send_us;
-  m.client.timer_us = CostDist{{{0, 0.3}, {1, 0.43}}};
-  m.client.hold_us = CostDist{{{0, 3.0}, {1, 4.0}}};
-  m.one_way_us = CostDist{{{0, 3.7}, {0.5, 3.9}, {0.95, 4.7}, {1, 52.9}}};
-  return m;
-}
-
-// state.range(1): 0 the legacy model (SimConfig's default), 1 DrawnCosts.
+// state.range(1): 0 the legacy model (SimConfig's default), 1 bench::DrawnCosts.
 void BM_SimulatedCommands(benchmark::State& state) {
   const int clients = static_cast<int>(state.range(0));
-  const int rounds = 30000 / clients;
   int64_t total = 0;
   for (auto _ : state) {
-    SimConfig cfg;
-    cfg.clients = clients;
-    cfg.seed = 1;
-    if (state.range(1) == 1) cfg.cost = DrawnCosts();
-    Simulator sim(cfg);
-    for (int c = 0; c < clients; ++c) sim.StartClient(c, Loop(sim.env(c), rounds));
-    if (const Status run = sim.Run(); !run.ok()) state.SkipWithError(run.message().c_str());
-    total += sim.commands_total();
+    std::string error;
+    const int64_t n = bench::SimulateCommands(clients, state.range(1) == 1, &error);
+    if (n == 0) state.SkipWithError(error.c_str());
+    total += n;
   }
   state.counters["commands_per_cpu_s"] = benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
 }

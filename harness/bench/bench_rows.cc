@@ -18,7 +18,7 @@ namespace {
 Result<RunSpec> LocklabRowSpec(BenchEnv& env, const Workload& w, const Impl& impl, Row* row) {
   RunSpec s = LocklabSpec(env, impl.algorithm, row->nodes, w.clients);
   s.key_per_client = w.per_key;
-  s.trace_commands = false;  // the peers log their lock events only: so does locklab here
+  s.trace = "locks";  // the peers log their lock events only: so does locklab here
   // "default": `locklab run`'s retry policy (auto). fifo waits inside the lock (its queue): a
   // retry policy's own wake-up would only add commands. Otherwise the --retry policy.
   const bool own_retry = row->setting != kDefaultSetting && !WaitsInQueue(impl);

@@ -19,7 +19,7 @@ double ToMs(int64_t us) { return static_cast<double>(us) / 1000.0; }
 // instant, binary search for timelines). A history that breaks the rule is checked on a
 // stably sorted copy rather than misjudged.
 const std::vector<Event>& InTimeOrder(const History& h, std::vector<Event>& storage) {
-  const auto& ev = h.events();
+  const auto& ev = h.recorded();  // the checkers read no command text (timelines: Detailed)
   auto by_time = [](const Event& a, const Event& b) { return a.t_us < b.t_us; };
   if (std::is_sorted(ev.begin(), ev.end(), by_time)) return ev;
   storage = ev;
@@ -303,7 +303,7 @@ bool InTimeline(const Event& e, const std::vector<int>& clients) {
 // The involved clients' events (and node faults) in [from, ep.end_us]. When there are more
 // than kTimelineCap, keeps the ones nearest in time to the overlap's start: a contiguous run,
 // so the timeline stays in order.
-std::vector<Event> Timeline(const std::vector<Event>& ev, const Episode& ep, int64_t from_us) {
+std::vector<Event> Timeline(const History& h, const std::vector<Event>& ev, const Episode& ep, int64_t from_us) {
   auto lo = std::lower_bound(ev.begin(), ev.end(), from_us,
                              [](const Event& e, int64_t t) { return e.t_us < t; });
   auto hi = std::upper_bound(ev.begin(), ev.end(), ep.end_us,
@@ -336,7 +336,7 @@ std::vector<Event> Timeline(const std::vector<Event>& ev, const Episode& ep, int
   }
   std::vector<Event> out;
   out.reserve(last - first);
-  for (size_t k = first; k < last; ++k) out.push_back(ev[picked[k]]);
+  for (size_t k = first; k < last; ++k) out.push_back(h.Detailed(ev[picked[k]]));  // commands' texts too
   return out;
 }
 
@@ -491,7 +491,7 @@ SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
   for (const auto& [ep, lock] : episodes) {
     int64_t from_us =
         in.timeline_margin_us > 0 ? ep.start_us - in.timeline_margin_us : ep.earliest_acquire_us;
-    r.examples.push_back(Violation{ep.start_us, ep.end_us, ep.clients, Timeline(ev, ep, from_us), locks.name(lock)});
+    r.examples.push_back(Violation{ep.start_us, ep.end_us, ep.clients, Timeline(h, ev, ep, from_us), locks.name(lock)});
   }
   return r;
 }
@@ -596,6 +596,15 @@ LatencyResult CheckLatency(const History& h, const CheckInput& in) {
   r.release = Summarize(std::move(s.release));
   r.request = Summarize(std::move(s.request));
   return r;
+}
+
+uint32_t EventsCheckersRead() {
+  uint32_t mask = 0;
+  for (Ev e : {Ev::kAcquireStart, Ev::kAcquireOk, Ev::kAcquireFail, Ev::kAcquireUnknown, Ev::kEnter, Ev::kExit,
+               Ev::kCrash, Ev::kReleaseStart, Ev::kReleaseOk, Ev::kReleaseFail, Ev::kReleaseUnknown, Ev::kWriteOk,
+               Ev::kWriteRejected, Ev::kReadRejected, Ev::kOrder})
+    mask |= History::EvBit(e);
+  return mask;
 }
 
 CheckResult CheckAll(const History& h, const CheckInput& in) {

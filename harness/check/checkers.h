@@ -109,6 +109,10 @@ struct CheckResult {
   FairnessResult fairness;
 };
 
+// The event types the checkers read (a History::EvBit mask). A history without the others
+// gives the same figures; only the examples' timelines lose them.
+uint32_t EventsCheckersRead();
+
 SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in);
 ResourceResult CheckResource(const History& h, const CheckInput& in);
 LivenessResult CheckLiveness(const History& h, const CheckInput& in);

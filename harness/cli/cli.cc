@@ -310,6 +310,11 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
                   "a profile FILE")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  app->add_option("--trace", f->o.trace,
+                  "what the histories keep: commands (timelines show every Redis command), locks (lock, workload "
+                  "and fault events) or none (only what the checkers read); the figures are the same")
+      ->type_name("MODE")
+      ->capture_default_str();
   app->add_option("--clients", f->o.clients, "clients per run")->capture_default_str()->check(Fits<int>());
   app->add_option("--requests", f->o.requests, "acquisitions attempted per run")
       ->capture_default_str()

@@ -115,6 +115,7 @@ Status WriteScenarioReport(const Scenario& sc, const std::string& backend, const
     report["config"]["profile"] = f.profile;
     report["config"]["profile_name"] = jobs.empty() ? "" : jobs[0]->run.spec.profile_name;
   }
+  if (f.trace != kDefaultTrace) report["config"]["trace"] = f.trace;  // absent: "commands"
   report["scenario"] = {{"id", sc.id},         {"title", sc.title},     {"source", sc.source},
                         {"story", sc.story},   {"file", sc.path},       {"results", results}};
   return WriteFileAtomic(path, ReportText(report));
@@ -213,6 +214,16 @@ Status UseProfile(const std::string& profile, ScenarioRun* run) {
   return Status::Ok();
 }
 
+// --trace: what the run's history keeps (checked here), in its replay command unless it is the
+// default. Timelines show no commands with "locks", and only the checkers' events with "none".
+Status UseTrace(const std::string& trace, ScenarioRun* run) {
+  if (trace == run->spec.trace) return Status::Ok();
+  run->spec.trace = trace;
+  LOCKLAB_RETURN_IF_ERROR(ResolveSpec(&run->spec));
+  run->replay += " --trace " + ShellQuote(trace);
+  return Status::Ok();
+}
+
 // The jobs of one scenario on one backend: its variants, then (--also) its variations.
 Status AddJobs(const ScenarioFlags& f, const Scenario& sc, const std::string& backend, const Params& overrides,
                std::vector<Job>* jobs) {
@@ -226,6 +237,7 @@ Status AddJobs(const ScenarioFlags& f, const Scenario& sc, const std::string& ba
     if (!run.ok()) return run.status();
     j.run = std::move(run).value();
     LOCKLAB_RETURN_IF_ERROR(UseProfile(f.profile, &j.run));
+    LOCKLAB_RETURN_IF_ERROR(UseTrace(f.trace, &j.run));
     if (!f.algorithm.empty()) LOCKLAB_RETURN_IF_ERROR(UseAlgorithm(f.algorithm, &j));
     jobs->push_back(std::move(j));
   }
@@ -244,6 +256,7 @@ Status AddJobs(const ScenarioFlags& f, const Scenario& sc, const std::string& ba
     if (!run.ok()) return run.status();
     j.run = std::move(run).value();
     LOCKLAB_RETURN_IF_ERROR(UseProfile(f.profile, &j.run));
+    LOCKLAB_RETURN_IF_ERROR(UseTrace(f.trace, &j.run));
     jobs->push_back(std::move(j));
   }
   return Status::Ok();
@@ -376,6 +389,11 @@ void AddScenarioFlags(CLI::App* app, ScenarioFlags* f) {
                   "simulator cost profile: default (harness/profiles/default.json), legacy (the old fixed costs) or "
                   "a profile FILE")
       ->type_name("NAME|FILE")
+      ->capture_default_str();
+  app->add_option("--trace", f->trace,
+                  "what the histories keep: commands (timelines show every Redis command), locks (lock, workload "
+                  "and fault events) or none (only what the checkers read); the verdicts are the same")
+      ->type_name("MODE")
       ->capture_default_str();
   app->add_option("--seed", f->seed, "seed of every run")
       ->capture_default_str()

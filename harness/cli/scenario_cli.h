@@ -22,6 +22,7 @@ struct ScenarioFlags {
   std::string backend = "sim";
   uint64_t seed = 1;
   std::string profile = "default";  // the simulator's cost profile (RunSpec::profile)
+  std::string trace = "commands";   // what the histories keep (RunSpec::trace)
   std::vector<std::string> params;  // k=v
   std::optional<double> ttl_ms, pause_ms, delay_ms, skew_ms;
   std::string out, out_dir = "results/scenarios", scenario_dir;

@@ -48,6 +48,7 @@ RunSpec SuiteSpec(const SuiteOptions& o, const std::string& backend, const Suite
   s.ttl_ms = 1000;
   s.seed = o.seed;
   s.profile = o.profile;
+  s.trace = o.trace;
   p.apply(&s);
   return s;
 }

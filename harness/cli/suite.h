@@ -28,6 +28,7 @@ struct SuiteOptions {
   std::string out_dir = "results";
   uint64_t seed = 1;
   std::string profile = "default";  // the simulator's cost profile (RunSpec::profile)
+  std::string trace = "commands";   // what the histories keep (RunSpec::trace)
   int clients = 10;
   int64_t requests = 200;
   bool quiet = false;    // no table on stdout

@@ -12,6 +12,7 @@
 #include "harness/report/report_text.h"
 #include "harness/report/results_jsonl.h"
 #include "harness/run/jepsen_history.h"
+#include "harness/run/sweep_shard.h"
 #include "harness/run/write_file.h"
 
 namespace locklab {
@@ -52,6 +53,7 @@ struct Finished {
   bool found = false;      // FoundViolation
   std::string line;        // its results line, with the newline ("" without --results)
   std::string full_text;   // its full report, when it goes to the --full-dir
+  std::string run_text;    // its element of the sweep's report ("" without a report)
 };
 
 class SweepRun {
@@ -72,8 +74,10 @@ class SweepRun {
   int jobs_ = 1;
   std::string report_path_;  // "" = no report
   std::string sweep_hash_;
+  std::vector<std::string> config_hashes_;  // by spec, with sweep_hash_
   AtomicFileWriter results_file_;
   std::vector<RunResult> results_;  // kept for the report and the table
+  std::vector<std::string> run_texts_;  // each run's element of the report (RunText), in order
   std::optional<RunResult> first_violation_;
   size_t first_violation_run_ = 0, violations_found_ = 0, full_written_ = 0;
   bool all_completed_ = true;
@@ -81,11 +85,17 @@ class SweepRun {
 
 int SweepRun::Prepare() {
   std::vector<RunSpec>& specs = req_.specs;
-  for (RunSpec& s : specs) {
-    if (Status st = ResolveSpec(&s); !st.ok())
-      return BadInput(specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + st.message()
-                                  : st.message());
-  }
+  // Resolved on --jobs threads (thousands of specs in a big sweep); the first bad one in sweep
+  // order is the one reported.
+  std::optional<std::string> bad;
+  RunInOrder<Status>(
+      specs.size(), req_.jobs, 64 * static_cast<size_t>(req_.jobs), [&](size_t i) { return ResolveSpec(&specs[i]); },
+      [&](size_t i, Status&& st) {
+        if (st.ok() || bad) return;
+        const RunSpec& s = specs[i];
+        bad = specs.size() > 1 ? s.algorithm + ", seed " + std::to_string(s.seed) + ": " + st.message() : st.message();
+      });
+  if (bad) return BadInput(*bad);
   if (req_.results.empty() || !req_.out.empty()) {
     report_path_ = req_.out.empty() ? DefaultRunReportPath(specs) : req_.out;
     if (req_.out.empty() && req_.sharded) report_path_ = ShardPath(report_path_, req_.shard);
@@ -103,7 +113,11 @@ int SweepRun::Prepare() {
   jobs_ = static_cast<int>(std::min<size_t>(static_cast<size_t>(req_.jobs), std::max<size_t>(selection_.size(), 1)));
   for (const RunSpec& s : specs)
     if (s.backend != "sim") jobs_ = 1;  // real servers and ports per run: one at a time
-  if (req_.sharded || !req_.results.empty()) sweep_hash_ = SweepHash(specs);
+  if (req_.sharded || !req_.results.empty()) {
+    SweepHashes hashes = HashSweep(specs, req_.jobs);
+    sweep_hash_ = std::move(hashes.sweep);
+    config_hashes_ = std::move(hashes.configs);
+  }
   if (!req_.results.empty()) {
     if (Status st = results_file_.Open(req_.results); !st.ok()) {
       std::fprintf(stderr, "locklab: %s\n", OneLine(st.message()).c_str());
@@ -142,9 +156,10 @@ Finished SweepRun::RunAndPrepare(size_t k) const {
   if (!req_.results.empty()) {
     const bool full = f.found && !req_.full_dir.empty();
     if (full) f.full_text = ReportText(BuildReport({f.result}, MakeReportContext(f.result.spec)));
-    const RunPlace place{selection_[k] + 1, req_.specs.size(), sweep_hash_};
+    const RunPlace place{selection_[k] + 1, req_.specs.size(), sweep_hash_, config_hashes_[selection_[k]]};
     f.line = ResultLine(f.result, place, full) + "\n";
   }
+  if (!report_path_.empty()) f.run_text = RunText(f.result);  // the report's JSON work, here too
   return f;
 }
 
@@ -174,7 +189,10 @@ void SweepRun::Consume(size_t k, Finished&& f) {
   }
   if (!f.line.empty())
     if (Status st = results_file_.Append(f.line); !st.ok()) throw WriteError(st.message());
-  if (!report_path_.empty()) results_.push_back(std::move(r));
+  if (!report_path_.empty()) {
+    results_.push_back(std::move(r));
+    run_texts_.push_back(std::move(f.run_text));
+  }
 }
 
 void SweepRun::PrintSummary() const {
@@ -204,7 +222,7 @@ int SweepRun::WriteOutputs() {
   }
   const std::vector<RunSpec>& specs = req_.specs;
   nlohmann::json report =
-      BuildReport(results_, req_.sharded ? MakeReportContext(specs[0]) : MakeReportContext(results_));
+      BuildReportHead(results_, req_.sharded ? MakeReportContext(specs[0]) : MakeReportContext(results_));
   if (!req_.sweep_config.is_null())
     report["config"] = req_.sweep_config;
   else if (req_.sharded)
@@ -214,7 +232,8 @@ int SweepRun::WriteOutputs() {
                        {"count", req_.shard.count},
                        {"runs", specs.size()},
                        {"sweep", sweep_hash_}};
-  if (Status st = WriteFileAtomic(report_path_, ReportText(report)); !st.ok()) throw WriteError(st.message());
+  if (Status st = WriteFileAtomic(report_path_, ReportTextWithRuns(report, run_texts_)); !st.ok())
+    throw WriteError(st.message());
   std::printf("report: %s\n", report_path_.c_str());
   if (!req_.history_out.empty()) std::printf("history: %s (locklab check %s)\n", req_.history_out.c_str(), ShellQuote(req_.history_out).c_str());
   if (results_.size() == 1)

@@ -13,6 +13,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <system_error>
 
 #include "algorithms/lock.h"
@@ -26,11 +28,7 @@ namespace {
 
 using nlohmann::json;
 
-// 3 decimals: enough for µs in ms figures, and it keeps the printed digits stable.
-double R3(double x) {
-  double r = std::round(x * 1000.0) / 1000.0;
-  return r == 0 ? 0.0 : r;  // no "-0.0"
-}
+double R3(double x) { return Round3(x); }
 double UsToMs(int64_t us) { return R3(static_cast<double>(us) / 1000.0); }
 
 json LatencyJson(const LatencySummary& s, bool with_cdf = false) {
@@ -74,7 +72,7 @@ json ExampleJson(const Violation& v, const std::string& replay) {
 
 // The spec a field's value is compared with in a replay command: defaults, resolved for the
 // same algorithm, retry policy and backend (so default options and nodes are left out).
-RunSpec ReplayDefaults(const RunSpec& spec) {
+RunSpec ResolvedDefaults(const RunSpec& spec) {
   RunSpec d;
   d.backend = spec.backend;
   d.algorithm = spec.algorithm;
@@ -85,6 +83,27 @@ RunSpec ReplayDefaults(const RunSpec& spec) {
   RunSpec resolved = d;
   if (ResolveSpec(&resolved).ok()) return resolved;
   return d;
+}
+
+// ResolvedDefaults, kept: every run of a sweep asks again for the same few (backend, algorithm,
+// retry policy, servers). At most kMaxKept are kept (then they are resolved each time); the
+// map's nodes never move, so the references stay valid. Safe from several threads.
+const RunSpec& ReplayDefaults(const RunSpec& spec, RunSpec* scratch) {
+  constexpr size_t kMaxKept = 1024;
+  static std::mutex mu;
+  static std::map<std::string, RunSpec> kept;
+  std::string key = spec.backend + '\n' + spec.algorithm + '\n' + spec.retry;
+  if (spec.backend != "redis")
+    for (const std::string& r : spec.redis) key += '\n' + r;
+  {
+    std::lock_guard lock(mu);
+    auto it = kept.find(key);
+    if (it != kept.end()) return it->second;
+  }
+  *scratch = ResolvedDefaults(spec);
+  std::lock_guard lock(mu);
+  if (kept.size() >= kMaxKept) return *scratch;
+  return kept.emplace(std::move(key), *scratch).first->second;
 }
 
 void AddOptionFlags(const char* flag, const Options& given, const Options& defaults, std::vector<std::string>* out) {
@@ -115,7 +134,8 @@ std::string ShellQuote(const std::string& s) {
 }
 
 std::vector<std::string> ReplayArgs(const RunSpec& spec) {
-  const RunSpec d = ReplayDefaults(spec);
+  RunSpec scratch;
+  const RunSpec& d = ReplayDefaults(spec, &scratch);
   std::vector<std::string> out;
   for (const SpecField& f : SpecFields()) {
     const std::string key = f.key;
@@ -181,10 +201,7 @@ json RunJson(const RunResult& r) {
                    {"max_wait_ms", R3(c.fairness.max_wait_ms)}};
   json by_name = json::object();
   for (const auto& [name, n] : r.commands.by_name) by_name[name] = n;
-  // Per acquisition that succeeded; 0 when none did (the count of commands still tells).
-  const double per_acquire = l.acquired > 0 ? static_cast<double>(r.commands.total) / l.acquired : 0;
-  json redis = {{"commands", r.commands.total}, {"commands_per_acquire", R3(per_acquire)}, {"by_name", by_name}};
-  const double seconds = static_cast<double>(r.duration_us) / 1e6;
+  json redis = {{"commands", r.commands.total}, {"commands_per_acquire", R3(CommandsPerAcquire(r))}, {"by_name", by_name}};
   return {{"algorithm", r.spec.algorithm},
           {"algorithm_options", OptionsJson(r.spec.algorithm_options)},
           {"retry", r.spec.retry},
@@ -199,7 +216,7 @@ json RunJson(const RunResult& r) {
           {"latency_ms", latency},
           {"fairness", fairness},
           {"redis", redis},
-          {"throughput_per_s", R3(seconds > 0 ? static_cast<double>(l.acquired) / seconds : 0)},
+          {"throughput_per_s", R3(ThroughputPerS(r))},
           {"duration_ms", UsToMs(r.duration_us)},
           {"history", {{"events", r.history_events}, {"commands_dropped", r.commands_dropped}}},
           {"notes", r.notes},
@@ -266,15 +283,81 @@ ReportContext MakeReportContext(const RunSpec& first) {
   return c;
 }
 
-json BuildReport(const std::vector<RunResult>& runs, const ReportContext& ctx) {
+json BuildReportHead(const std::vector<RunResult>& runs, const ReportContext& ctx) {
   json context = {
       {"tool_version", ToolVersion()}, {"git_sha", GitSha()}, {"backend", ctx.backend}, {"seed", ctx.seed}};
   // Real-time facts only where the run was real: a sim report must not change between runs.
   if (!ctx.host.empty()) context["host"] = ctx.host;
   if (!ctx.started_at.empty()) context["started_at"] = ctx.started_at;
-  json list = json::array();
+  return {{"schema", kReportSchema}, {"context", context}, {"config", ReportConfig(runs)}, {"runs", json::array()}};
+}
+
+json BuildReport(const std::vector<RunResult>& runs, const ReportContext& ctx) {
+  json report = BuildReportHead(runs, ctx);
+  json& list = report["runs"];
   for (const RunResult& r : runs) list.push_back(RunJson(r));
-  return {{"schema", kReportSchema}, {"context", context}, {"config", ReportConfig(runs)}, {"runs", list}};
+  return report;
+}
+
+double Round3(double x) {
+  // 3 decimals: enough for µs in ms figures, and it keeps the printed digits stable.
+  double r = std::round(x * 1000.0) / 1000.0;
+  return r == 0 ? 0.0 : r;  // no "-0.0"
+}
+
+double CommandsPerAcquire(const RunResult& r) {
+  // Per acquisition that succeeded; 0 when none did (the count of commands still tells).
+  const int64_t acquired = r.check.liveness.acquired;
+  return acquired > 0 ? static_cast<double>(r.commands.total) / static_cast<double>(acquired) : 0;
+}
+
+double ThroughputPerS(const RunResult& r) {
+  const double seconds = static_cast<double>(r.duration_us) / 1e6;
+  return seconds > 0 ? static_cast<double>(r.check.liveness.acquired) / seconds : 0;
+}
+
+namespace {
+
+// Text that nlohmann's dump(2) printed at depth 0, as it prints it `spaces` deeper: its strings
+// hold no raw newline (they are escaped), so every line break is one of the layout's.
+std::string Indented(const std::string& text, size_t spaces) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  const std::string pad(spaces, ' ');
+  for (char ch : text) {
+    out += ch;
+    if (ch == '\n') out += pad;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RunText(const RunResult& run) { return Indented(RunJson(run).dump(2), 4); }
+
+std::string ReportTextWithRuns(const json& report, const std::vector<std::string>& run_texts) {
+  // dump(2) of an object: "{\n", then per key two spaces, the quoted key, ": ", the value one
+  // level deeper, joined by ",\n", then "\n}". An empty array is "[]".
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [key, value] : report.items()) {
+    if (!first) out += ",\n";
+    first = false;
+    out += "  " + json(key).dump() + ": ";
+    if (key != "runs") {
+      out += Indented(value.dump(2), 2);
+    } else if (run_texts.empty()) {
+      out += "[]";
+    } else {
+      out += "[\n";
+      for (size_t i = 0; i < run_texts.size(); ++i) {
+        out += i > 0 ? ",\n    " : "    ";
+        out += run_texts[i];
+      }
+      out += "\n  ]";
+    }
+  }
+  return out + "\n}\n";
 }
 
 std::string ReportText(const json& report) { return report.dump(2) + "\n"; }

@@ -32,6 +32,22 @@ ReportContext MakeReportContext(const std::vector<RunResult>& runs);
 ReportContext MakeReportContext(const RunSpec& first);
 
 nlohmann::json BuildReport(const std::vector<RunResult>& runs, const ReportContext& context);
+// BuildReport without the runs' JSON ("runs" is []): for ReportTextWithRuns.
+nlohmann::json BuildReportHead(const std::vector<RunResult>& runs, const ReportContext& context);
+// One element of "runs" as ReportText prints it inside the report (RunJson, indented for its
+// place). Big sweeps make it on the thread that ran the run.
+std::string RunText(const RunResult& run);
+// ReportText of `report` (whose "runs" is empty) with `run_texts` (RunText of each run, in order)
+// as its "runs": the bytes of ReportText(BuildReport(runs, ...)) with the same changes made to it,
+// without building the runs' JSON again on the calling thread.
+std::string ReportTextWithRuns(const nlohmann::json& report, const std::vector<std::string>& run_texts);
+// How every double of a report (and of a results line) is rounded: 3 decimals, never "-0".
+double Round3(double x);
+// Redis commands per successful acquisition (0 when none succeeded), and acquisitions per second
+// of true time (0 for a run of no time): the report's "commands_per_acquire" and
+// "throughput_per_s" before rounding.
+double CommandsPerAcquire(const RunResult& run);
+double ThroughputPerS(const RunResult& run);
 // One element of "runs".
 nlohmann::json RunJson(const RunResult& run);
 // "config": the run's spec when there is one; for a sweep (runs differing only in algorithm

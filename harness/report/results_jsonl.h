@@ -19,6 +19,7 @@ struct RunPlace {
   size_t run = 1;
   size_t runs_total = 1;
   std::string sweep_hash;
+  std::string config_hash;  // ConfigHash of the run's spec, when known ("": ResultLine computes it)
 };
 
 // True when the checkers found anything unsafe: two holders at once (safety.violations), a lost

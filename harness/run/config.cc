@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "harness/run/spec_fields.h"
 
@@ -177,7 +178,12 @@ json ToJson(const FaultSpec& faults) {
 json ToJson(const RunSpec& spec) {
   json j = json::object();
   json faults = json::object();
-  for (const SpecField& f : SpecFields()) (f.in_faults ? faults : j)[f.key] = FieldJson(f, spec);
+  for (const SpecField& f : SpecFields()) {
+    // The trace mode only when it is not the default: reports written before it existed stay as
+    // they were, and read back as "commands".
+    if (!f.in_faults && f.key == std::string_view("trace") && spec.trace == kDefaultTrace) continue;
+    (f.in_faults ? faults : j)[f.key] = FieldJson(f, spec);
+  }
   json plan = json::array();
   for (const FaultAction& a : spec.faults.plan) plan.push_back(ToJson(a));
   faults["plan"] = plan;

@@ -49,6 +49,9 @@ Status ResolveNames(RunSpec* s) {
   if (!ParseWorkload(s->workload, &wk))
     return Status::Invalid("unknown workload '" + s->workload + "' (counter, seckill)");
   if (s->nodes == 0) s->nodes = alg->nodes;
+  TraceMode tm;
+  if (!ParseTraceMode(s->trace, &tm))
+    return Status::Invalid("unknown trace '" + s->trace + "' (commands, locks, none)");
   return Status::Ok();
 }
 
@@ -143,6 +146,14 @@ Status CheckRedisAddress(const std::string& address) {
   if (found != nullptr) freeaddrinfo(found);
   if (rc != 0) return Status::Invalid(where + ": cannot resolve host '" + host + "' (" + gai_strerror(rc) + ")");
   return Status::Ok();
+}
+
+bool ParseTraceMode(const std::string& name, TraceMode* out) {
+  if (name == "commands") *out = TraceMode::kCommands;
+  else if (name == "locks") *out = TraceMode::kLocks;
+  else if (name == "none") *out = TraceMode::kNone;
+  else return false;
+  return true;
 }
 
 Status ResolveSpec(RunSpec* s) {

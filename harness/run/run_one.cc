@@ -18,41 +18,40 @@ namespace {
 
 constexpr int kMaxPausesPerClient = 100'000;
 
-// Stop-the-world pauses drawn from the seed: a Poisson process per client.
-void PlanGcPauses(const RunSpec& spec, sim::Rng& rng, std::vector<FaultAction>* out) {
+// Stop-the-world pauses drawn from the seed: a Poisson process per client, planned on `rt` in
+// the order drawn (up to the run's time limit: a run that ends early never reaches the rest).
+Status PlanGcPauses(const RunSpec& spec, sim::Rng& rng, Runtime& rt) {
   const FaultSpec& f = spec.faults;
-  if (f.gc_pause_ms <= 0 || f.gc_pause_rate <= 0) return;
+  if (f.gc_pause_ms <= 0 || f.gc_pause_rate <= 0) return Status::Ok();
   const double mean_gap_us = 1e6 / f.gc_pause_rate;
   const int64_t horizon_us = spec.max_duration_ms * 1000;
+  FaultAction a;
+  a.kind = FaultAction::Kind::kPauseClient;
+  a.duration_us = f.gc_pause_ms * 1000;
   for (int c = 0; c < spec.clients; ++c) {
     int64_t t = 0;
+    a.target = c;
     for (int i = 0; i < kMaxPausesPerClient; ++i) {
       t += static_cast<int64_t>(rng.Exponential(mean_gap_us));
       if (t >= horizon_us) break;
-      FaultAction a;
-      a.kind = FaultAction::Kind::kPauseClient;
       a.at_us = t;
-      a.target = c;
-      a.duration_us = f.gc_pause_ms * 1000;
-      out->push_back(a);
+      if (Status s = rt.PlanFault(a); !s.ok()) return s;
       t += a.duration_us;  // the next pause starts after this one ends
     }
   }
+  return Status::Ok();
 }
 
-// The simulator's costs: ChooseProfile (RunOne has checked that it loads).
-BackendConfig MakeBackendConfig(const RunSpec& spec) {
+// `cost`: the simulator's costs (ChooseProfile, checked by RunOne); unused for a real backend.
+BackendConfig MakeBackendConfig(const RunSpec& spec, sim::CostModel cost) {
   BackendConfig bc;
   bc.clients = spec.clients;
   bc.nodes = spec.nodes;
   bc.with_replica = spec.replica;
   bc.seed = spec.seed;
   bc.command_timeout_us = spec.command_timeout_ms * 1000;
-  bc.trace_commands = spec.trace_commands;
-  if (spec.backend == "sim") {
-    Result<sim::CostModel> cost = ChooseProfile(spec.profile);
-    if (cost.ok()) bc.cost = std::move(cost).value();
-  }
+  bc.trace_commands = spec.trace == kDefaultTrace;
+  if (spec.backend == "sim") bc.cost = std::move(cost);
   bc.net.mean_us = static_cast<int64_t>(spec.faults.net_delay_ms * 1000);
   bc.net.loss = spec.faults.net_loss;
   ParseNetDist(spec.faults.net_dist, &bc.net.dist);
@@ -72,11 +71,9 @@ Status PlanWorld(const RunSpec& spec, Runtime& rt) {
       cs.drift_ppm = (fault_rng.Unit() * 2 - 1) * spec.faults.clock_drift_ppm;
     if (cs.offset_us != 0 || cs.drift_ppm != 0) rt.SetClientClock(c, cs);
   }
-  std::vector<FaultAction> plan = spec.faults.plan;
-  PlanGcPauses(spec, fault_rng, &plan);
-  for (const FaultAction& a : plan)
+  for (const FaultAction& a : spec.faults.plan)
     if (Status s = rt.PlanFault(a); !s.ok()) return s;
-  return Status::Ok();
+  return PlanGcPauses(spec, fault_rng, rt);
 }
 
 // What the clients' frames refer to: it must outlive the runtime's run.
@@ -125,19 +122,25 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
     res.error = "backend '" + spec.backend + "' is not available in this program";
     return res;
   }
+  sim::CostModel cost;
   if (spec.backend == "sim") {
-    if (Result<sim::CostModel> cost = ChooseProfile(spec.profile); !cost.ok()) {
-      res.error = cost.status().message();
+    Result<sim::CostModel> chosen = ChooseProfile(spec.profile);
+    if (!chosen.ok()) {
+      res.error = chosen.status().message();
       return res;
     }
+    cost = std::move(chosen).value();
   }
-  Result<std::unique_ptr<Runtime>> made = make(MakeBackendConfig(spec), spec.redis);
+  Result<std::unique_ptr<Runtime>> made = make(MakeBackendConfig(spec, std::move(cost)), spec.redis);
   if (!made.ok()) {
     res.error = made.status().message();
     return res;
   }
   std::unique_ptr<Runtime> rt = std::move(made).value();
   History history;
+  TraceMode trace = TraceMode::kCommands;
+  ParseTraceMode(spec.trace, &trace);  // ResolveSpec checked it
+  if (trace == TraceMode::kNone) history.set_dropped(~EventsCheckersRead());
   rt->set_history(&history);
   if (Status s = PlanWorld(spec, *rt); !s.ok()) {
     res.error = s.message();
@@ -154,7 +157,7 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   res.duration_us = rt->TrueNowUs();
   res.commands = rt->Commands();
   res.notes = rt->Notes();
-  res.history_events = static_cast<int64_t>(history.events().size());
+  res.history_events = static_cast<int64_t>(history.recorded().size());
   res.commands_dropped = history.commands_dropped();
   if (res.commands_dropped > 0)
     res.notes.push_back("history kept the first " + std::to_string(res.history_events) + " events; " +

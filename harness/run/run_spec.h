@@ -72,14 +72,23 @@ struct RunSpec {
   // judge each key's clients apart (CheckInput::lock_of_client); the one counter, behind no single
   // lock, is not judged.
   bool key_per_client = false;
-  // Record every executed command in the history (timelines, examples). Benchmarks that compare
-  // with libraries logging only their lock events turn it off. Not a flag, not in reports.
-  bool trace_commands = true;
+  // What the history records (TraceMode below, by its name): "commands" (every executed Redis
+  // command too: the timelines of examples and scenarios show them), "locks" (lock, workload and
+  // fault events; no commands) or "none" (only the events the checkers read). The checkers'
+  // figures are the same in every mode; only timelines and the history's size differ. In a
+  // report's config only when it is not "commands" (older reports stay as they were).
+  std::string trace = "commands";
   int64_t max_duration_ms = 600'000;  // hard cap on one run's true time
   // Scripted runs: one plan per client (then `requests` and `hold_ms` are not used). Empty:
   // every client takes requests from the shared pool of `requests`.
   std::vector<ClientPlan> client_plans;
 };
+
+// The trace field's values, most first.
+enum class TraceMode { kCommands, kLocks, kNone };
+inline constexpr char kDefaultTrace[] = "commands";
+// "commands" | "locks" | "none" -> true and *out; anything else -> false.
+bool ParseTraceMode(const std::string& name, TraceMode* out);
 
 struct RunResult {
   RunSpec spec;

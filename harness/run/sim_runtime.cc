@@ -17,7 +17,12 @@ class SimRuntime : public Runtime {
   void set_history(History* h) override {
     if (trace_)
       sim_.set_command_observer([h](int64_t t, int client, int node, const Command& c, const Reply& r) {
-        h->Add(t, client, Ev::kCommand, node, c.ToString() + " -> " + ToString(r));
+        // c.ToString() + " -> " + ToString(r), written into the history's buffer.
+        h->AddCommand(t, client, node, [&](std::string* out) {
+          c.AppendTo(out);
+          *out += " -> ";
+          AppendTo(out, r);
+        });
       });
     sim_.set_fault_observer(
         [h](int64_t t, const FaultRecord& r) { h->Add(t, r.client, r.type, r.value, r.detail); });

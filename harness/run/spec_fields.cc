@@ -52,6 +52,10 @@ const std::vector<SpecField>& SpecFields() {
        [](RunSpec& s) -> FieldPtr { return &s.profile; }},
       {"max_duration_ms", false, "hard cap on one run's true time, ms (the run fails past it)",
        [](RunSpec& s) -> FieldPtr { return &s.max_duration_ms; }},
+      {"trace", false,
+       "what the history keeps: commands (every Redis command too: timelines show them), locks (lock, "
+       "workload and fault events) or none (only what the checkers read: fastest); the figures are the same",
+       [](RunSpec& s) -> FieldPtr { return &s.trace; }},
       {"gc_pause_ms", true, "length of each stop-the-world client pause, ms (0: off)",
        [](RunSpec& s) -> FieldPtr { return &s.faults.gc_pause_ms; }},
       {"gc_pause_rate", true, "pauses per client per second (Poisson, drawn from the seed)",

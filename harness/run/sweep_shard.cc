@@ -1,10 +1,12 @@
 #include "harness/run/sweep_shard.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
 #include "harness/run/build_info.h"
 #include "harness/run/config.h"
+#include "harness/run/parallel_runs.h"
 
 namespace locklab {
 namespace {
@@ -67,6 +69,29 @@ std::string SweepHash(const std::vector<RunSpec>& specs) {
   uint64_t h = Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n");
   for (const RunSpec& s : specs) h = Fnv1a(ToJson(s).dump() + "\n", h);
   return Hex(h);
+}
+
+SweepHashes HashSweep(const std::vector<RunSpec>& specs, int jobs) {
+  SweepHashes out;
+  out.configs.reserve(specs.size());
+  uint64_t h = Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n");
+  // Per spec (on the threads): what SweepHash hashes, and ConfigHash's hash; in order here.
+  using Texts = std::pair<std::string, std::string>;
+  RunInOrder<Texts>(
+      specs.size(), jobs, 64 * static_cast<size_t>(std::max(jobs, 1)),
+      [&](size_t i) {
+        nlohmann::json j = ToJson(specs[i]);
+        Texts t{j.dump() + "\n", ""};
+        j.erase("seed");
+        t.second = HashHex(j.dump());
+        return t;
+      },
+      [&](size_t, Texts&& t) {
+        h = Fnv1a(t.first, h);
+        out.configs.push_back(std::move(t.second));
+      });
+  out.sweep = Hex(h);
+  return out;
 }
 
 }  // namespace locklab

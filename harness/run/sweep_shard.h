@@ -43,4 +43,12 @@ std::string ConfigHash(const RunSpec& spec);
 // in order. Shards of one sweep by one build agree on it; anything else does not.
 std::string SweepHash(const std::vector<RunSpec>& specs);
 
+// SweepHash and every spec's ConfigHash at once, the JSON work spread over `jobs` threads (a
+// big sweep has thousands of specs): the same values as those two functions give.
+struct SweepHashes {
+  std::string sweep;
+  std::vector<std::string> configs;  // by spec
+};
+SweepHashes HashSweep(const std::vector<RunSpec>& specs, int jobs);
+
 }  // namespace locklab

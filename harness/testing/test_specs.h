@@ -44,6 +44,7 @@ inline RunSpec FullSpec() {
   s.seed = 18446744073709551615ULL;  // the largest seed survives JSON
   s.max_duration_ms = 90'000;
   s.profile = "legacy";
+  s.trace = "locks";
   s.faults.gc_pause_ms = 1500;
   s.faults.gc_pause_rate = 0.25;
   s.faults.net_delay_ms = 2.5;
