@@ -146,3 +146,11 @@ node-peers:
 bench-peers: peer-deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target locklab
 	./$(BUILD)/locklab bench-peers --peers-dir $(BUILD)/peers --out results/bench/peers.json
+
+# The findability table (README "Explore"): every hand-written scenario's broken variant explored
+# from scratch over 10 seeds, each fixed variant under the same budget, the first seed's shrunk
+# scenario replayed on real Redis. Writes results/explore/findability.json and results/explore/found/.
+.PHONY: findability
+findability: build
+	./$(BUILD)/locklab explore --findability --budget-runs 20000 --budget-s 60 --confirm-real \
+	  --out results/explore/findability.json

@@ -504,8 +504,12 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
   std::vector<int64_t> last_enter_us(ClientSlots(ev), kNever);
   // The latest enter on the writer's lock by anyone is enough: an enter after the writer's own
   // latest enter cannot be the writer's, so the write is stale exactly when the latest enter is
-  // later than its own.
+  // later than its own. An enter with a fencing token below one the lock already gave out does
+  // not count: that holder is the stale one (the resource refuses it), and a write by the holder
+  // of the newer token is not made stale by it.
   std::vector<int64_t> latest_enter_us(locks.size(), kNever);
+  std::vector<int64_t> top_fence(locks.size(), -1);
+  std::vector<int64_t> last_fence(ClientSlots(ev), -1);  // each client's token at its latest enter
   int64_t negative_stock_orders = 0;
 
   for (size_t i = 0; i < ev.size();) {
@@ -517,7 +521,11 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
       const Event& e = ev[k];
       if (e.type != Ev::kEnter || e.client < 0) continue;
       last_enter_us[static_cast<size_t>(e.client)] = e.t_us;
-      latest_enter_us[locks.of(e.client)] = e.t_us;
+      last_fence[static_cast<size_t>(e.client)] = e.value;
+      const size_t lock = locks.of(e.client);
+      if (e.value >= 0 && e.value < top_fence[lock]) continue;  // a stale token's holder
+      top_fence[lock] = std::max(top_fence[lock], e.value);
+      latest_enter_us[lock] = e.t_us;
     }
     for (size_t k = i; k < j; ++k) {
       const Event& e = ev[k];
@@ -532,7 +540,10 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
         ++r.writes_accepted;
         // A write by a client that never entered counts as stale once anyone has entered.
         int64_t own_us = e.client < 0 ? kNever : last_enter_us[static_cast<size_t>(e.client)];
-        if (latest_enter_us[locks.of(e.client)] > own_us) ++r.stale_writes_accepted;
+        const int64_t own_fence = e.client < 0 ? -1 : last_fence[static_cast<size_t>(e.client)];
+        const size_t lock = locks.of(e.client);
+        if (latest_enter_us[lock] > own_us || (own_fence >= 0 && own_fence < top_fence[lock]))
+          ++r.stale_writes_accepted;
       }
     }
     i = j;

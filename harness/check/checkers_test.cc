@@ -400,6 +400,21 @@ TEST(CheckResourceTest, StaleWriteAcceptedVersusRejected) {
   EXPECT_EQ(r.stale_reads_rejected, 1);
 }
 
+// Found by `locklab explore --algorithm fencing --faults pause_client --find damage`: B froze
+// between its lock command (token 1) and the reply, A got token 2, then B entered with the older
+// token (the resource refused its read). A's write with the newer token is not stale.
+TEST(CheckResourceTest, AnEnterWithAnOlderFenceDoesNotMakeTheNewerHoldersWriteStale) {
+  Script s;
+  s.At(1702, 0, Ev::kEnter, 2)
+      .At(1805, 1, Ev::kEnter, 1)
+      .At(1805, 1, Ev::kReadRejected, 1)
+      .At(2035, 0, Ev::kWriteOk, 1)   // fresh: the holder of token 2
+      .At(2100, 1, Ev::kWriteOk, 2);  // had the resource accepted B's write: stale
+  ResourceResult r = CheckResource(s.Build(), CheckInput{});
+  EXPECT_EQ(r.writes_accepted, 2);
+  EXPECT_EQ(r.stale_writes_accepted, 1);
+}
+
 TEST(CheckResourceTest, StaleWriteUsesTheWritersLatestEnter) {
   Script s;
   s.At(0, 0, Ev::kEnter)

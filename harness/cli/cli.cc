@@ -14,6 +14,7 @@
 #include "harness/bench/bench_peers.h"
 #include "harness/cli/calibrate_cli.h"
 #include "harness/cli/check_cli.h"
+#include "harness/cli/explore_cli.h"
 #include "harness/cli/cli_list.h"
 #include "harness/cli/map_cli.h"
 #include "harness/cli/merge_cli.h"
@@ -473,6 +474,10 @@ int CliMain(int argc, char** argv) {
       "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
+  CLI::App* explore = app.add_subcommand(
+      "explore", "search fault schedules for a race nobody wrote down; shrink it to a scenario file; replay it");
+  ExploreFlags explore_flags;
+  AddExploreFlags(explore, &explore_flags);
   const CalibrateCli calibrate(app);
   const CheckCli check(app);
   const ProxyCli proxy(app);
@@ -499,6 +504,7 @@ int CliMain(int argc, char** argv) {
     if (merge->parsed()) return MergeCommand(merge_flags);
     if (check.parsed()) return check.Run();
     if (proxy.parsed()) return proxy.Run();
+    if (explore->parsed()) return ExploreCommand(explore_flags, CommandLine(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

@@ -448,16 +448,20 @@ std::string ClientName(const Scenario& sc, int client) {
   return "c" + std::to_string(client);
 }
 
+Result<Scenario> ParseScenario(const json& doc, const std::string& path) {
+  Scenario sc;
+  sc.path = path;
+  sc.doc = doc;
+  for (Status (*step)(const json&, Scenario*) : {&ReadHeader, &ReadClientNames, &ReadVariants, &ReadAlso})
+    LOCKLAB_RETURN_IF_ERROR(step(doc, &sc).Prefixed(path));
+  LOCKLAB_RETURN_IF_ERROR(CompileAll(sc).Prefixed(path));
+  return sc;
+}
+
 Result<Scenario> LoadScenario(const std::string& path) {
   Result<json> doc = ReadJsonFile(path);
   if (!doc.ok()) return doc.status();
-  Scenario sc;
-  sc.path = path;
-  sc.doc = *doc;
-  for (Status (*step)(const json&, Scenario*) : {&ReadHeader, &ReadClientNames, &ReadVariants, &ReadAlso})
-    LOCKLAB_RETURN_IF_ERROR(step(*doc, &sc).Prefixed(path));
-  LOCKLAB_RETURN_IF_ERROR(CompileAll(sc).Prefixed(path));
-  return sc;
+  return ParseScenario(*doc, path);
 }
 
 Result<std::vector<Scenario>> LoadScenarioDir(const std::string& dir) {

@@ -75,6 +75,9 @@ struct Scenario {
 // Reads and checks a scenario file: every variant must compile with the default parameters on
 // every backend it names. kInvalid with one line naming the file and the problem.
 Result<Scenario> LoadScenario(const std::string& path);
+// The same from a document already in memory (the explorer's candidates); `path` names it in
+// messages and in replay commands.
+Result<Scenario> ParseScenario(const nlohmann::json& doc, const std::string& path);
 // Every *.json in `dir` (at most kMaxScenarioFiles), sorted by id (ids must be unique).
 Result<std::vector<Scenario>> LoadScenarioDir(const std::string& dir);
 // $LOCKLAB_SCENARIOS if set, else the source tree's harness/scenarios.

@@ -1,0 +1,183 @@
+// The explorer end to end on the simulator: it finds a known race from scratch, shrinks it, and
+// the scenario file it writes replays that very run; a lock without that race spends its budget.
+#include "harness/explore/explore.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "harness/explore/found.h"
+#include "harness/explore/generate.h"
+#include "harness/run/write_file.h"
+#include "harness/testing/temp_dir_test.h"
+
+namespace locklab {
+namespace {
+
+using K = FaultAction::Kind;
+
+// A token lock released by a plain DEL, under client pauses: a paused holder's late DEL deletes
+// its successor's lock and a third client gets in (harness/scenarios/pause-misdelete.json).
+ExploreSpace Misdelete(const std::string& algorithm) {
+  ExploreSpace s;
+  s.algorithm = algorithm;
+  s.kinds = {K::kPauseClient};
+  s.find = {FindingClass::kOverlapUnexplained};
+  EXPECT_TRUE(CheckSpace(&s).ok());
+  return s;
+}
+
+ExploreOptions Options(const ExploreSpace& s, int64_t budget_runs, int jobs) {
+  ExploreOptions o;
+  o.space = s;
+  o.seed = 1;
+  o.budget_runs = budget_runs;
+  o.budget_s = 120;
+  o.jobs = jobs;
+  return o;
+}
+
+class ExploreTest : public TempDirTest {
+ protected:
+  ExploreTest() : TempDirTest("locklab_explore_test") {}
+};
+
+TEST_F(ExploreTest, FindsShrinksAndTheFileReplaysTheRun) {
+  const ExploreOptions o = Options(Misdelete("token:release=del"), 20'000, 1);
+  const ExploreResult r = Explore(o, nullptr);
+  ASSERT_TRUE(r.found) << r.runs << " runs";
+  EXPECT_EQ(r.stopped_by, "finding");
+  ASSERT_TRUE(r.shrunk);
+  EXPECT_TRUE(r.minimal_observed.overlap_unexplained);
+  EXPECT_LE(r.minimal.faults.size(), 1u);  // the hand-written scenario needs one pause
+  EXPECT_LE(r.minimal.faults.size(), r.finding.candidate.faults.size());
+  EXPECT_LE(r.minimal.clients.size(), 3u);
+
+  const std::string path = Path("found.json");
+  ASSERT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, r, "test").dump(2) + "\n").ok());
+  const FileReplay replay = ReplayFoundFile(path, "sim");
+  ASSERT_TRUE(replay.ok) << replay.error;
+  EXPECT_TRUE(replay.matches) << replay.verdict.observed;
+  EXPECT_EQ(replay.faults, r.minimal.faults.size());
+  EXPECT_EQ(replay.table, CandidateTable(o.space, r.minimal));
+  EXPECT_EQ(replay.table, ReplayFoundFile(path, "sim").table);
+
+  // The run is replayed from its run seed alone, and --jobs does not change what is found.
+  const RunOutcome again = ExploreOne(o.space, r.finding.run_seed);
+  EXPECT_TRUE(again.candidate == r.finding.candidate);
+  EXPECT_EQ(again.findings, r.finding.findings);
+  const ExploreResult two = Explore(Options(o.space, 20'000, 2), nullptr);
+  EXPECT_EQ(two.found_run, r.found_run);
+  EXPECT_TRUE(two.minimal == r.minimal);
+}
+
+TEST_F(ExploreTest, TheFixedLockSpendsItsBudget) {
+  const ExploreResult r = Explore(Options(Misdelete("token"), 2'000, 2), nullptr);
+  EXPECT_FALSE(r.found);
+  EXPECT_EQ(r.stopped_by, "runs");
+  EXPECT_EQ(r.runs, 2'000);
+  EXPECT_EQ(r.incomplete, 0);
+  EXPECT_GT(r.sim_runs, r.runs);  // targeted runs add their dry runs
+}
+
+TEST(UnexplainedOverlaps, APauseExplainsItsHoldersOverlapOnly) {
+  std::vector<Event> ev;
+  auto add = [&](int64_t ms, int client, Ev type) { ev.push_back({ms * 1000, client, type, 0, ""}); };
+  add(0, 0, Ev::kAcquireStart);
+  add(10, 0, Ev::kEnter);
+  add(20, 0, Ev::kPauseStart);
+  add(100, 1, Ev::kAcquireStart);
+  add(1100, 1, Ev::kEnter);
+  add(1200, 2, Ev::kAcquireStart);
+  add(1210, 2, Ev::kEnter);
+  add(1250, 2, Ev::kExit);
+  add(1300, 1, Ev::kExit);
+  add(2000, 0, Ev::kPauseEnd);
+  add(2100, 0, Ev::kExit);
+  const auto pairs = UnexplainedOverlaps(ev, 3'000'000);
+  ASSERT_EQ(pairs.size(), 1u);  // A+B and A+C are A's pause; B+C is not
+  EXPECT_EQ(pairs[0], std::make_pair(1, 2));
+  // A pause before the hold (between sending SET and reading its reply) explains nothing.
+  std::vector<Event> acquire;
+  auto at = [&](int64_t ms, int client, Ev type) { acquire.push_back({ms * 1000, client, type, 0, ""}); };
+  at(0, 0, Ev::kAcquireStart);
+  at(1, 0, Ev::kPauseStart);
+  at(1500, 0, Ev::kPauseEnd);
+  at(1500, 0, Ev::kEnter);
+  at(1100, 1, Ev::kEnter);
+  std::stable_sort(acquire.begin(), acquire.end(), [](const Event& a, const Event& b) { return a.t_us < b.t_us; });
+  at(1600, 0, Ev::kExit);
+  at(1700, 1, Ev::kExit);
+  EXPECT_EQ(UnexplainedOverlaps(acquire, 2'000'000), (std::vector<std::pair<int, int>>{{0, 1}}));
+}
+
+TEST(UnexplainedStuck, PausesAndRecentCrashesExplainWaiting) {
+  std::vector<Event> ev;
+  auto add = [&](int64_t ms, int client, Ev type) { ev.push_back({ms * 1000, client, type, 0, ""}); };
+  add(0, 0, Ev::kAcquireStart);  // A acquires at once, then crashes holding: its key lives a TTL (1000)
+  add(0, 0, Ev::kAcquireOk);
+  add(0, 0, Ev::kEnter);
+  add(100, 1, Ev::kAcquireStart);  // B waits from 100
+  add(200, 0, Ev::kCrash);         // explained until 1200
+  add(3000, 2, Ev::kPauseStart);   // C freezes (it was not waiting): explains 3000..3500
+  add(3500, 2, Ev::kPauseEnd);
+  add(4000, 1, Ev::kAcquireOk);
+  add(4000, 1, Ev::kEnter);
+  add(4100, 1, Ev::kExit);
+  // Waiting with no holder from 200 to 4000: unexplained 1200..3000 (1800 ms) and 3500..4000.
+  EXPECT_DOUBLE_EQ(UnexplainedStuckMs(ev, 5'000'000, 1000), 1800);
+  EXPECT_DOUBLE_EQ(UnexplainedStuckMs(ev, 5'000'000, 3000), 500);  // a longer TTL explains more
+}
+
+TEST(UnexplainedReleaseFailures, APauseInTheHoldExplainsAFailedRelease) {
+  std::vector<Event> ev;
+  auto add = [&](int64_t ms, int client, Ev type) { ev.push_back({ms * 1000, client, type, 0, ""}); };
+  add(0, 0, Ev::kEnter);
+  add(10, 0, Ev::kPauseStart);
+  add(2000, 0, Ev::kPauseEnd);
+  add(2010, 0, Ev::kExit);
+  add(2020, 0, Ev::kReleaseFail);  // explained: A was frozen in that hold
+  add(3000, 1, Ev::kEnter);
+  add(3100, 1, Ev::kExit);
+  add(3110, 1, Ev::kReleaseFail);  // not explained
+  EXPECT_EQ(UnexplainedReleaseFailures(ev, 4'000'000), 1);
+}
+
+TEST(ProtocolPoints, CountsEachClientsCommandsByName) {
+  std::vector<Event> ev = {{1000, 0, Ev::kCommand, 0, "set lock a NX PX 1000 -> OK"},
+                           {2000, 1, Ev::kCommand, 0, "set lock b NX PX 1000 -> (nil)"},
+                           {3000, 0, Ev::kCommand, 0, "compare_and_delete lock | a -> 1"},
+                           {4000, 1, Ev::kCommand, 0, "set lock b NX PX 1000 -> OK"}};
+  const auto p = ProtocolPoints(ev);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0].command, "SET");
+  EXPECT_EQ(p[2].command, "compare_and_delete");
+  EXPECT_EQ(p[3].occurrence, 2);
+  EXPECT_EQ(p[3].t_ms, 4);
+}
+
+TEST(ExploreSpace, BadInputNamesTheProblem) {
+  EXPECT_FALSE(ParseMagnitudeRange("3-1ttl", "--range pause").ok());
+  EXPECT_FALSE(ParseMagnitudeRange("1-3", "--range pause").ok());
+  EXPECT_FALSE(ParseMagnitudeRange("a-3ms", "--range pause").ok());
+  EXPECT_FALSE(ParseMagnitudeRange("-1-3ms", "--range pause").ok());
+  EXPECT_TRUE(ParseMagnitudeRange("0.1-3ttl", "--range pause").ok());
+  EXPECT_EQ(ParseMagnitudeRange("100-3000ms", "x")->HiMs(1000), 3000);
+  EXPECT_EQ(ParseMagnitudeRange("0.5-2ttl", "x")->HiMs(1000), 2000);
+  EXPECT_FALSE(ParseKinds("pause_client,nope").ok());
+  EXPECT_TRUE(ParseKinds("none")->empty());
+  EXPECT_FALSE(ParseFindingClasses("overlap,nope").ok());
+  EXPECT_FALSE(ParseStrategy("random").ok());
+  ExploreSpace s;
+  s.kinds = {K::kFailover};
+  EXPECT_NE(CheckSpace(&s).message().find("replica"), std::string::npos);
+  s.kinds = {};
+  s.algorithm = "nope";
+  EXPECT_FALSE(CheckSpace(&s).ok());
+  s.algorithm = "redlock";
+  ASSERT_TRUE(CheckSpace(&s).ok());
+  EXPECT_EQ(s.nodes, 5);
+}
+
+}  // namespace
+}  // namespace locklab
