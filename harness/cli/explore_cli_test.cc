@@ -24,7 +24,7 @@ struct Output {
   std::string out, err;
 };
 
-Output Run(const std::vector<std::string>& args) {
+Output Locklab(const std::vector<std::string>& args) {
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
   Output o;
@@ -63,7 +63,7 @@ TEST_F(ExploreCliTest, BadInputIsOneLineAndRunsNothing) {
       {"explore", "--retry", "nope"},
   };
   for (const auto& args : bad) {
-    const Output o = Run(args);
+    const Output o = Locklab(args);
     EXPECT_EQ(o.code, kExitBadInput) << args[1] << " " << (args.size() > 2 ? args[2] : "");
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
@@ -73,7 +73,7 @@ TEST_F(ExploreCliTest, BadInputIsOneLineAndRunsNothing) {
 
 TEST_F(ExploreCliTest, FindsShrinksAndTheFileReplaysThroughTheScenarioCommand) {
   const std::string file = Path("found.json");
-  const Output e = Run({"explore", "--algorithm", "token:release=del", "--faults", "pause_client", "--find",
+  const Output e = Locklab({"explore", "--algorithm", "token:release=del", "--faults", "pause_client", "--find",
                         "overlap-unexplained", "--budget-runs", "20000", "--jobs", "2", "--out", file, "--no-progress"});
   ASSERT_EQ(e.code, kExitOk) << e.err;
   EXPECT_NE(e.out.find("found: overlap-unexplained"), std::string::npos) << e.out;
@@ -81,8 +81,8 @@ TEST_F(ExploreCliTest, FindsShrinksAndTheFileReplaysThroughTheScenarioCommand) {
   const std::string table = Between(e.out, "== found:", "expected:");
   ASSERT_FALSE(table.empty()) << e.out;
 
-  const Output s1 = Run({"scenario", file, "--no-progress", "--out", Path("r1.json")});
-  const Output s2 = Run({"scenario", file, "--no-progress", "--out", Path("r2.json")});
+  const Output s1 = Locklab({"scenario", file, "--no-progress", "--out", Path("r1.json")});
+  const Output s2 = Locklab({"scenario", file, "--no-progress", "--out", Path("r2.json")});
   ASSERT_EQ(s1.code, kExitOk) << s1.out << s1.err;  // the verdict the file expects
   EXPECT_NE(s1.out.find(table), std::string::npos) << s1.out;
   EXPECT_EQ(s1.out.substr(0, s1.out.find("report:")), s2.out.substr(0, s2.out.find("report:")));
@@ -90,7 +90,7 @@ TEST_F(ExploreCliTest, FindsShrinksAndTheFileReplaysThroughTheScenarioCommand) {
 }
 
 TEST_F(ExploreCliTest, ABudgetWithoutFindingSaysWhatWasSearched) {
-  const Output e = Run({"explore", "--algorithm", "fencing", "--faults", "pause_client", "--find", "damage",
+  const Output e = Locklab({"explore", "--algorithm", "fencing", "--faults", "pause_client", "--find", "damage",
                         "--budget-runs", "300", "--jobs", "1", "--out", Path("none.json"), "--no-progress"});
   ASSERT_EQ(e.code, kExitOk) << e.err;
   EXPECT_NE(e.out.find("nothing found: the budget of 300 runs ended (300 runs"), std::string::npos) << e.out;

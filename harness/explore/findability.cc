@@ -44,7 +44,8 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double Round(double x, double to) { return std::round(x / to) * to; }
+// x rounded to a multiple of `to` (a power of ten below 1), printed without binary noise.
+double Round(double x, double to) { return std::round(x / to) / std::round(1 / to); }
 
 // One explore of a variant with one seed, shrunk; the first seed's file is kept when asked.
 json ExploreRow(const FindabilityOptions& fo, const ExploreSpace& space, uint64_t seed, const std::string& file) {
@@ -286,6 +287,11 @@ std::string FindabilityTable(const json& doc) {
     if (first.is_object() && first.contains("real"))
       real = first["real"]["agreed"].get<bool>() ? "agreed (seed 1)" : "not reproduced (seed 1)";
     if (!row["real_in_scenario"].get<bool>()) real += "; the hand-written one is sim-only";
+    for (const json& seed : row["seeds"])  // what a fixed variant showed, when it showed something
+      if (row["role"] == "fixed" && seed["found"].get<bool>()) {
+        found << ": " << seed["showed"].get<std::string>();
+        break;
+      }
     o << "| " << row["scenario"].get<std::string>() << " | " << row["variant"].get<std::string>() << " ("
       << row["role"].get<std::string>() << ") | `" << row["algorithm"].get<std::string>() << "` | "
       << row["space"]["faults"].get<std::string>() << " | " << targets << " | " << found.str() << " | ";
