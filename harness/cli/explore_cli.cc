@@ -275,7 +275,7 @@ void AddExploreFlags(CLI::App* app, ExploreFlags* f) {
       ->type_name("ID")
       ->allow_extra_args(false);
   app->add_option("--found-dir", f->found_dir,
-                  "--findability: each broken variant's seed-1 scenario goes here (default: found/ beside the JSON)")
+                  "--findability: each variant's seed-1 shrunk scenario goes here (default: found/ beside the JSON)")
       ->type_name("DIR");
   app->add_option("--scenario-dir", f->scenario_dir, "--findability: the scenario files (default: the source tree's)")
       ->type_name("DIR");

@@ -123,7 +123,8 @@ json CandidateScenario(const ExploreSpace& space, const Candidate& c, const json
               {"steps", steps},
               {"variants", json::array({variant})}};
   if (!text.story.empty()) doc["story"] = text.story;
-  if (space.Finds(FindingClass::kStuck)) doc["liveness_bound_ms"] = space.LivenessBoundMs();
+  if (space.Finds(FindingClass::kStuck) || space.Finds(FindingClass::kStuckUnexplained))
+    doc["liveness_bound_ms"] = space.LivenessBoundMs();
   return doc;
 }
 

@@ -82,6 +82,26 @@ TEST_F(ExploreTest, FindsShrinksAndTheFileReplaysTheRun) {
   EXPECT_TRUE(two.minimal == r.minimal);
 }
 
+// SETNX/DEL with no expiry: a holder that crashes leaves the lock held for ever. The found file
+// judges `stuck`, so it carries the liveness bound.
+TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {
+  ExploreSpace s;
+  s.algorithm = "naive";
+  s.kinds = {K::kCrashClient};
+  s.find = {FindingClass::kStuckUnexplained};
+  ASSERT_TRUE(CheckSpace(&s).ok());
+  const ExploreOptions o = Options(s, 5'000, 2);
+  const ExploreResult r = Explore(o, nullptr);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.minimal.faults.size(), 1u);
+  const std::string path = Path("stuck.json");
+  ASSERT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, r, "test").dump(2) + "\n").ok());
+  const FileReplay replay = ReplayFoundFile(path, "sim");
+  ASSERT_TRUE(replay.ok) << replay.error;
+  EXPECT_TRUE(replay.matches) << replay.verdict.observed;
+  EXPECT_NE(replay.verdict.expected.find("stuck"), std::string::npos);
+}
+
 // Fencing under client pauses: holders overlap, but the resource refuses every stale access, so
 // damage is never found and the budget runs out.
 TEST_F(ExploreTest, ALockWithoutTheRaceSpendsItsBudget) {

@@ -195,7 +195,14 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
       if (std::find(s.kinds.begin(), s.kinds.end(), f.kind) == s.kinds.end()) s.kinds.push_back(f.kind);
   }
   std::sort(s.kinds.begin(), s.kinds.end());
-  if (s.kinds.empty()) s.hold = {0.05, 3, true};  // no fault: the workload is the whole space
+  if (spec.client_plans.empty()) {
+    // A pool of requests with no client programs (the flash sale): its clients all start at once
+    // and work its hold_ms, as the scenario has them; there is no timeline to generalise.
+    s.start = {0, 0, false};
+    s.hold = {static_cast<double>(spec.hold_ms), static_cast<double>(spec.hold_ms), false};
+  } else if (s.kinds.empty()) {
+    s.hold = {0.05, 3, true};  // no fault: how long the clients work is the whole space
+  }
   s.find = targets;
   if (run->liveness_bound_ms > 0) s.liveness_bound_ms = run->liveness_bound_ms;
   LOCKLAB_RETURN_IF_ERROR(CheckSpace(&s).Prefixed(sc.id + " " + variant));
@@ -230,7 +237,7 @@ Result<json> RunFindability(const FindabilityOptions& o, const std::function<voi
         json seeds = json::array();
         const int n = role == "broken" ? o.seeds : o.fixed_seeds;
         for (int seed = 1; seed <= n; ++seed) {
-          const std::string file = seed == 1 && role == "broken" && !o.found_dir.empty()
+          const std::string file = seed == 1 && !o.found_dir.empty()
                                        ? o.found_dir + "/" + sc.id + "-" + name + ".json"
                                        : "";
           seeds.push_back(ExploreRow(o, *space, static_cast<uint64_t>(seed), file));
@@ -287,6 +294,8 @@ std::string FindabilityTable(const json& doc) {
     if (first.is_object() && first.contains("real"))
       real = first["real"]["agreed"].get<bool>() ? "agreed (seed 1)" : "not reproduced (seed 1)";
     if (!row["real_in_scenario"].get<bool>()) real += "; the hand-written one is sim-only";
+    if (first.is_object() && first.contains("file_replays") && !first["file_replays"].get<bool>())
+      real = "THE FOUND FILE DOES NOT REPLAY; " + real;
     for (const json& seed : row["seeds"])  // what a fixed variant showed, when it showed something
       if (row["role"] == "fixed" && seed["found"].get<bool>()) {
         found << ": " << seed["showed"].get<std::string>();

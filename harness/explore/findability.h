@@ -35,8 +35,8 @@ struct FindabilityOptions {
   int64_t budget_runs = 100'000;
   double budget_s = 60;
   int jobs = 1;
-  bool confirm_real = false;      // replay the first seed's shrunk scenario on real Redis
-  std::string found_dir;          // where each broken variant's first shrunk scenario is written ("" = none)
+  bool confirm_real = false;      // replay the seed-1 shrunk scenario (in found_dir) on real Redis
+  std::string found_dir;          // where each variant's seed-1 shrunk scenario is written ("" = none)
 };
 
 // A scenario's target classes and its broken and fixed variants (names).
