@@ -150,13 +150,19 @@ int ReportFinding(const ExploreFlags& f, const ExploreOptions& o, const ExploreR
     return kExitInternal;
   }
   if (f.confirm_real) {
-    const FileReplay real = ReplayFoundFile(path, "redis");
-    if (!real.ok) std::printf("real Redis: the run did not complete: %s\n", real.error.c_str());
-    else
-      std::printf("real Redis: %s (observed: %s)\n", real.matches ? "agreed" : "did NOT reproduce it",
-                  real.verdict.observed.c_str());
-    for (const auto& n : real.notes) std::printf("note: %s\n", n.c_str());
-    std::printf("real replay: %s\n", real.replay.c_str());
+    int agreed = 0;
+    std::string replay;
+    for (int i = 0; i < f.confirm_tries; ++i) {
+      const FileReplay real = ReplayFoundFile(path, "redis");
+      agreed += real.matches ? 1 : 0;
+      replay = real.replay;
+      if (!real.ok)
+        std::printf("real Redis, try %d: the run did not complete: %s\n", i + 1, real.error.c_str());
+      else
+        std::printf("real Redis, try %d: %s (observed: %s)\n", i + 1, real.matches ? "agreed" : "did NOT reproduce it",
+                    real.verdict.observed.c_str());
+    }
+    std::printf("real Redis agreed in %d of %d tries; replay: %s\n", agreed, f.confirm_tries, replay.c_str());
   }
   return kExitOk;
 }
@@ -198,6 +204,7 @@ int RunFindabilityCommand(const ExploreFlags& f) {
   o.budget_s = f.budget_s;
   o.jobs = f.jobs;
   o.confirm_real = f.confirm_real;
+  o.confirm_tries = f.confirm_tries;
   const std::string out = f.out.empty() ? "results/explore/findability.json" : f.out;
   const std::string dir = std::filesystem::path(out).parent_path().string();
   o.found_dir = !f.found_dir.empty() ? f.found_dir : (dir.empty() ? "." : dir) + "/found";
@@ -265,6 +272,9 @@ void AddExploreFlags(CLI::App* app, ExploreFlags* f) {
       ->capture_default_str();
   app->add_flag("--confirm-real", f->confirm_real,
                 "replay the found scenario on real redis-server processes and say whether they agreed");
+  app->add_option("--confirm-tries", f->confirm_tries,
+                  "--confirm-real runs the file this many times on real Redis (its timing varies)")
+      ->capture_default_str();
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
   app->add_flag("--findability", f->findability,
                 "the findability table: explore every hand-written scenario's broken and fixed variants");
@@ -288,6 +298,7 @@ int ExploreCommand(const ExploreFlags& f, const std::string& command) {
   if (!(f.budget_s > 0) || !std::isfinite(f.budget_s) || f.budget_s > 86400)
     return BadInput("--budget-s must be in (0, 86400]");
   if (!(f.shrink_margin >= 0) || f.shrink_margin > 10) return BadInput("--shrink-margin must be in [0, 10]");
+  if (f.confirm_tries < 1 || f.confirm_tries > 100) return BadInput("--confirm-tries must be in [1, 100]");
   if (f.findability) {
     if (f.seeds < 1 || f.seeds > 1000 || f.fixed_seeds < 0 || f.fixed_seeds > 1000)
       return BadInput("--seeds must be in [1, 1000] and --fixed-seeds in [0, 1000]");

@@ -39,6 +39,7 @@ struct ExploreFlags {
   bool no_shrink = false;
   double shrink_margin = 0.1;
   bool confirm_real = false;
+  int confirm_tries = 3;
   bool no_progress = false;
   // --findability
   bool findability = false;

@@ -36,6 +36,7 @@ struct FindabilityOptions {
   double budget_s = 60;
   int jobs = 1;
   bool confirm_real = false;      // replay the seed-1 shrunk scenario (in found_dir) on real Redis
+  int confirm_tries = 3;          // that many times (real timing varies from run to run)
   std::string found_dir;          // where each variant's seed-1 shrunk scenario is written ("" = none)
 };
 
