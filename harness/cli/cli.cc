@@ -474,10 +474,7 @@ int CliMain(int argc, char** argv) {
       "validate", "does the simulator agree with real Redis? canonical experiments on both backends, a verdict each");
   ValidateFlags validate_flags;
   AddValidateFlags(validate, &validate_flags);
-  CLI::App* explore = app.add_subcommand(
-      "explore", "search fault schedules for a race nobody wrote down; shrink it to a scenario file; replay it");
-  ExploreFlags explore_flags;
-  AddExploreFlags(explore, &explore_flags);
+  ExploreCli explore(app);  // not const: the parser writes its flags
   const CalibrateCli calibrate(app);
   const CheckCli check(app);
   const ProxyCli proxy(app);
@@ -504,7 +501,7 @@ int CliMain(int argc, char** argv) {
     if (merge->parsed()) return MergeCommand(merge_flags);
     if (check.parsed()) return check.Run();
     if (proxy.parsed()) return proxy.Run();
-    if (explore->parsed()) return ExploreCommand(explore_flags, CommandLine(argc, argv));
+    if (explore.parsed()) return explore.Run(CommandLine(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());
     return kExitInternal;

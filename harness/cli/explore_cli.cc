@@ -292,6 +292,12 @@ void AddExploreFlags(CLI::App* app, ExploreFlags* f) {
   app->footer(kFooter);
 }
 
+ExploreCli::ExploreCli(CLI::App& app)
+    : sub_(app.add_subcommand(
+          "explore", "search fault schedules for a race nobody wrote down; shrink it to a scenario file; replay it")) {
+  AddExploreFlags(sub_, &flags_);
+}
+
 int ExploreCommand(const ExploreFlags& f, const std::string& command) {
   if (f.budget_runs < 1 || f.budget_runs > kMaxExploreRuns)
     return BadInput("--budget-runs must be in [1, " + std::to_string(kMaxExploreRuns) + "]");

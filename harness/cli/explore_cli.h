@@ -52,4 +52,16 @@ void AddExploreFlags(CLI::App* app, ExploreFlags* f);
 // `command`: the command line, kept in the found scenario's story.
 int ExploreCommand(const ExploreFlags& f, const std::string& command);
 
+// The `explore` subcommand of `app`, with its flags.
+class ExploreCli {
+ public:
+  explicit ExploreCli(CLI::App& app);
+  bool parsed() const { return sub_->parsed(); }
+  int Run(const std::string& command) const { return ExploreCommand(flags_, command); }
+
+ private:
+  CLI::App* sub_ = nullptr;
+  ExploreFlags flags_;
+};
+
 }  // namespace locklab
