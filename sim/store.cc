@@ -664,13 +664,12 @@ const char* ParseBlockTimeout(std::string_view word, int64_t* ms) {
 namespace {
 
 // replication.c waitCommand's arguments: numreplicas (a long), then the timeout in ms
-// (getTimeoutFromObjectOrReply); the error text or nullptr.
-const char* ParseWaitArgs(std::string_view replicas_word, std::string_view timeout_word, int64_t now_ms,
-                          int64_t* replicas, int64_t* timeout_ms) {
+// (getTimeoutFromObjectOrReply; 7.0.15 has no upper bound); the error text or nullptr.
+const char* ParseWaitArgs(std::string_view replicas_word, std::string_view timeout_word, int64_t* replicas,
+                          int64_t* timeout_ms) {
   if (!ParseInt(replicas_word, replicas)) return kNotInteger;
   if (!ParseInt(timeout_word, timeout_ms)) return "ERR timeout is not an integer or out of range";
   if (*timeout_ms < 0) return "ERR timeout is negative";
-  if (*timeout_ms > 0 && *timeout_ms > kMaxInt - now_ms) return "ERR timeout is out of range";
   return nullptr;
 }
 
@@ -678,9 +677,10 @@ const char* ParseWaitArgs(std::string_view replicas_word, std::string_view timeo
 
 Reply Store::Wait(Argv argv, int64_t now_ms, BlockRequest* block) {
   int64_t replicas = 0, timeout_ms = 0;
-  if (const char* error = ParseWaitArgs(argv[1], argv[2], now_ms, &replicas, &timeout_ms)) return Reply::Error(error);
+  if (const char* error = ParseWaitArgs(argv[1], argv[2], &replicas, &timeout_ms)) return Reply::Error(error);
   if (replicas <= 0 || block == nullptr) return Reply::Int(0);  // enough already, or inside MULTI
-  if (timeout_ms == 0) return Reply::Error(kWaitForeverError);
+  // 0 blocks forever; so, in effect, does a deadline past INT64_MAX ms (Redis's overflows).
+  if (timeout_ms == 0 || timeout_ms > kMaxInt - now_ms) return Reply::Error(kWaitForeverError);
   block->blocked = true;
   block->timeout_ms = timeout_ms;
   block->wait = true;
@@ -691,7 +691,7 @@ Reply Store::Wait(Argv argv, int64_t now_ms, BlockRequest* block) {
 bool WaitTimeoutMs(const Command& cmd, int64_t* ms) {
   if (cmd.script != Script::kNone || cmd.argv.size() != 3 || !EqNoCase(cmd.argv[0], "wait")) return false;
   int64_t replicas = 0;
-  return ParseWaitArgs(cmd.argv[1], cmd.argv[2], 0, &replicas, ms) == nullptr;
+  return ParseWaitArgs(cmd.argv[1], cmd.argv[2], &replicas, ms) == nullptr;
 }
 
 bool BlpopTimeoutMs(const Command& cmd, int64_t* ms) {

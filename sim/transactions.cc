@@ -61,11 +61,18 @@ Reply Transactions::TransactionCommand(Store& store, int conn, const Command& cm
   const size_t argc = cmd.argv.size();
   const bool bad_arity = kind == TxCmd::kWatch ? argc < 2 : argc != 1;
   if (bad_arity) {
-    auto it = conns_.find(conn);
-    if (it != conns_.end() && it->second.in_multi) it->second.dirty_exec = true;
     std::string name(cmd.argv[0]);
     for (char& ch : name) ch = static_cast<char>(ch | 0x20);
-    return ArityError(name);
+    Reply error = ArityError(name);
+    if (kind == TxCmd::kExec) {
+      // server.c rejectCommand: a rejected EXEC aborts the transaction (and its WATCHes) with its
+      // reason, inside MULTI or not.
+      Discard(conn);
+      return Reply::Error("EXECABORT Transaction discarded because of: " + error.str.substr(4));
+    }
+    auto it = conns_.find(conn);
+    if (it != conns_.end() && it->second.in_multi) it->second.dirty_exec = true;
+    return error;
   }
   switch (kind) {
     case TxCmd::kMulti: {

@@ -20,7 +20,7 @@ RunSpec Spec(const std::string& algorithm) {
   return s;
 }
 
-RunResult Run(RunSpec s) {
+RunResult RunChecked(RunSpec s) {
   std::string err;
   EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
   RunResult r = RunOne(s, false);
@@ -38,7 +38,7 @@ RunSpec Seckill(const std::string& algorithm) {
 TEST(Semaphore, ThreePermitsAdmitThreeAndNeverFour) {
   RunSpec s = Spec("semaphore");
   s.algorithm_options.Set("permits", "3");
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 3);  // 8 clients keep every permit busy
   EXPECT_EQ(r.check.liveness.acquired, 120);
@@ -52,7 +52,7 @@ TEST(Semaphore, HoldersPausedPastTheTtlAreDroppedAndOneTooManyGetsIn) {
   s.faults.gc_pause_ms = 1500;
   s.faults.gc_pause_rate = 0.5;
   s.hold_ms = 100;
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GT(r.check.safety.max_concurrent_holders, 2);
   EXPECT_FALSE(r.check.safety.overlapping_pairs.empty());
@@ -61,7 +61,7 @@ TEST(Semaphore, HoldersPausedPastTheTtlAreDroppedAndOneTooManyGetsIn) {
 TEST(Reentrant, NestedReleaseByCountKeepsTheLock) {
   RunSpec s = Spec("reentrant");
   s.algorithm_options.Set("depth", "3");
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.liveness.acquired, 120);
   EXPECT_EQ(r.check.liveness.releases_failed, 0);
@@ -73,7 +73,7 @@ TEST(Reentrant, NestedReleaseByCountKeepsTheLock) {
 TEST(Reentrant, ANestedReleaseThatDeletesTheLockLetsAnotherClientIn) {
   RunSpec s = Spec("reentrant");
   s.algorithm_options.Set("release", "del");
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GT(r.check.resource.lost_updates, 0);
   EXPECT_GT(r.check.liveness.releases_failed, 0);  // the outer release finds the lock gone
@@ -82,7 +82,7 @@ TEST(Reentrant, ANestedReleaseThatDeletesTheLockLetsAnotherClientIn) {
 TEST(RwLock, ReadersShareWritersExcludeAndNothingReadIsStale) {
   RunSpec s = Spec("rwlock");
   s.read_ratio = 0.7;
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_GT(r.check.safety.max_concurrent_holders, 1);  // readers together
   EXPECT_EQ(r.check.liveness.acquired, 120);
@@ -100,7 +100,7 @@ TEST(RwLock, ReadersPausedPastTheTtlReadWhatAWriterChanges) {
   s.faults.gc_pause_ms = 1500;
   s.faults.gc_pause_rate = 0.5;
   s.hold_ms = 100;
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GT(r.check.resource.stale_reads, 0);
 }
@@ -114,7 +114,7 @@ TEST(RwLock, ReadRatioOutsideZeroToOneIsRefused) {
 }
 
 TEST(Lockfree, LuaScriptSellsExactlyTheStock) {
-  RunResult r = Run(Seckill("lockfree-lua"));
+  RunResult r = RunChecked(Seckill("lockfree-lua"));
   EXPECT_EQ(r.check.resource.orders, 50);
   EXPECT_EQ(r.check.resource.oversold, 0);
   EXPECT_EQ(r.stock_final, 0);
@@ -125,7 +125,7 @@ TEST(Lockfree, LuaScriptSellsExactlyTheStock) {
 }
 
 TEST(Lockfree, WatchMultiExecSellsExactlyTheStockWithRetries) {
-  RunResult r = Run(Seckill("lockfree-watch"));
+  RunResult r = RunChecked(Seckill("lockfree-watch"));
   EXPECT_EQ(r.check.resource.orders, 50);
   EXPECT_EQ(r.check.resource.oversold, 0);
   EXPECT_EQ(r.stock_final, 0);
@@ -138,7 +138,7 @@ TEST(Lockfree, WatchMultiExecSellsExactlyTheStockWithRetries) {
 TEST(Lockfree, CheckThenActWithoutWatchOversells) {
   RunSpec s = Seckill("lockfree-watch");
   s.algorithm_options.Set("watch", "false");
-  RunResult r = Run(s);
+  RunResult r = RunChecked(s);
   EXPECT_GT(r.check.resource.oversold, 0);
   EXPECT_LT(r.stock_final, 0);
 }
