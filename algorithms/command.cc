@@ -14,6 +14,12 @@ std::string_view ScriptName(Script s) {
     case Script::kFifoAcquire: return "fifo_acquire";
     case Script::kFifoRelease: return "fifo_release";
     case Script::kFifoLeave: return "fifo_leave";
+    case Script::kStockDecrement: return "stock_decrement";
+    case Script::kSemaphoreAcquire: return "semaphore_acquire";
+    case Script::kReentrantAcquire: return "reentrant_acquire";
+    case Script::kReentrantRelease: return "reentrant_release";
+    case Script::kRwReadAcquire: return "rw_read_acquire";
+    case Script::kRwWriteAcquire: return "rw_write_acquire";
     case Script::kCount: break;
   }
   return "unknown";

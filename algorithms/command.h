@@ -24,6 +24,13 @@ enum class Script : uint8_t {
   kFifoRelease,        // fifo lock: if GET lock == token: hand it to LPOP queue (SET lock next PX ttl,
                        // RPUSH <lock>:wake:<next> 1) or DEL lock -> 1; else 0
   kFifoLeave,          // fifo lock: GET lock == token -> 1 (handed over after all); else LREM queue token -> 0
+  kStockDecrement,     // lock-free seckill: if tonumber(GET stock) > 0 then DECR stock -> stock left; else -1
+  kSemaphoreAcquire,   // semaphore: ZREMRANGEBYSCORE sem -inf expired_ms; if ZCARD < permits: ZADD sem now id,
+                       // PEXPIRE sem ttl -> 1; else 0 (redis-semaphore's design)
+  kReentrantAcquire,   // reentrant: lock free or ours: HINCRBY lock owner 1, PEXPIRE lock ttl -> nil; else PTTL lock
+  kReentrantRelease,   // reentrant: not ours -> -1; HINCRBY lock owner -1 > 0: PEXPIRE -> count left; else DEL -> 0
+  kRwReadAcquire,      // rwlock: no writer: drop expired readers, ZADD readers now id, PEXPIRE -> 1; else 0
+  kRwWriteAcquire,     // rwlock: drop expired readers; none left: SET writer token NX PX ttl -> 1; else 0
   kCount,
 };
 

@@ -13,6 +13,12 @@ AlgorithmInfo FencingInfo();
 AlgorithmInfo FifoInfo();
 AlgorithmInfo NoneInfo();
 AlgorithmInfo LocalInfo();
+AlgorithmInfo SemaphoreInfo();
+AlgorithmInfo WaitInfo();
+AlgorithmInfo RwLockInfo();
+AlgorithmInfo ReentrantInfo();
+AlgorithmInfo LockfreeLuaInfo();
+AlgorithmInfo LockfreeWatchInfo();
 
 const char* OutcomeName(Outcome o) {
   switch (o) {
@@ -26,7 +32,9 @@ const char* OutcomeName(Outcome o) {
 const std::vector<AlgorithmInfo>& Algorithms() {
   static const std::vector<AlgorithmInfo> all = {NaiveInfo(),    NaiveExpireInfo(), TimestampInfo(), TokenInfo(),
                                                  WatchdogInfo(), RedlockInfo(),     FencingInfo(),   FifoInfo(),
-                                                 NoneInfo(),     LocalInfo()};
+                                                 WaitInfo(),     SemaphoreInfo(),   ReentrantInfo(),   RwLockInfo(),
+                                                 NoneInfo(),     LocalInfo(),
+                                                 LockfreeLuaInfo(), LockfreeWatchInfo()};
   return all;
 }
 

@@ -36,6 +36,10 @@ struct LockConfig {
   // its own, as if its client were alone on its server.
   int app_server = 0;
   std::shared_ptr<LocalMutexes> local_mutexes;
+  // The lock-free seckill baselines only: the stock's key in Redis and the initial stock, which
+  // each client sets with SET NX before its first sale (the first one wins).
+  std::string stock_key = "locklab:stock";
+  int64_t stock = 0;
 };
 
 class Lock {
@@ -53,6 +57,18 @@ class Lock {
   // Hint for the retry policy after a failed attempt: how long until the lock may be free,
   // in ms, or -1 when unknown (Redlock returns its random retry delay here).
   virtual int64_t retry_hint_ms() const { return -1; }
+  // The next acquisition is for reading (a shared hold) or writing; only rwlock tells them apart
+  // (the others take their one exclusive lock either way).
+  virtual void set_read(bool read) {}
+  // Re-entry (reentrant): after entering, the workload acquires this many more times, nested,
+  // inside its critical section, and releases each before it leaves (0: no re-entry).
+  virtual int reentries() const { return 0; }
+  // The lock-free seckill baselines (AlgorithmInfo::lock_free): a kOk TryAcquire is a whole
+  // request, a sale attempted in Redis; this is the stock left after the unit it sold (below
+  // zero when a broken variant oversold), or kNoSale when it sold nothing (sold out). There is
+  // nothing to release.
+  static constexpr int64_t kNoSale = INT64_MIN;
+  virtual int64_t stock_left() const { return kNoSale; }
 };
 
 struct AlgorithmInfo {
@@ -68,6 +84,14 @@ struct AlgorithmInfo {
   // Its TryAcquire waits in a queue of its own in Redis and is handed the lock (fifo): a retry
   // policy's own waiting and wake-ups would only add commands.
   bool waits_in_queue = false;
+  // It runs on a master with a replica (wait): ResolveSpec turns RunSpec::replica on.
+  bool needs_replica = false;
+  // No lock at all but a lock-free way to sell the seckill stock kept in Redis (Lock::stock_left):
+  // runs only with the seckill workload.
+  bool lock_free = false;
+  // The name of its option that says how many clients may hold it at once (semaphore: "permits");
+  // empty: one. The mutual-exclusion checker allows that many.
+  std::string holders_option;
   std::vector<OptionSpec> options;
   std::unique_ptr<Lock> (*make)(Env& env, const LockConfig& config) = nullptr;
 };

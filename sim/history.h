@@ -14,7 +14,8 @@ enum class Ev : uint8_t {
   kAcquireOk,       // value: attempts used
   kAcquireFail,     // gave up (deadline or policy): value: attempts used
   kAcquireUnknown,  // gave up, last attempt timed out (may hold the lock without knowing it)
-  kEnter,           // enters its critical section (now a holder); value: fencing token or -1
+  kEnter,           // enters its critical section (now a holder); value: fencing token or -1;
+                    // detail kReadHold for a reader (a shared hold), "" otherwise
   kExit,            // leaves its critical section
   kReleaseStart,
   kReleaseOk,
@@ -32,6 +33,8 @@ enum class Ev : uint8_t {
   kFault,           // any other fault (node crash, clock jump, failover...): detail says what
 };
 const char* EvName(Ev e);
+// The detail of a reader's kEnter: readers may hold together; a writer may hold with no one.
+inline constexpr char kReadHold[] = "read";
 
 struct Event {
   int64_t t_us = 0;

@@ -2,6 +2,9 @@
 
 #include <array>
 #include <bit>
+#include <cctype>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 namespace locklab::sim {
@@ -58,6 +61,66 @@ constexpr char kFifoLeaveLua[] =
     "redis.call('LREM', KEYS[2], 0, ARGV[1]) "
     "return 0";
 
+// The lock-free seckill (algorithms/lockfree.cc): one unit of stock, only while there is some.
+constexpr char kStockDecrementLua[] =
+    "local n = tonumber(redis.call('GET', KEYS[1])) "
+    "if n ~= nil and n > 0 then return redis.call('DECR', KEYS[1]) end "
+    "return -1";
+
+// The semaphore (algorithms/semaphore.cc), redis-semaphore's design. KEYS: the sorted set.
+// ARGV: id, now_ms, expired_ms (now - ttl: holders whose score is at or below it are gone),
+// permits, ttl_ms.
+constexpr char kSemaphoreAcquireLua[] =
+    "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3]) "
+    "if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then "
+    "redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) "
+    "redis.call('PEXPIRE', KEYS[1], ARGV[5]) "
+    "return 1 end "
+    "return 0";
+
+// The reentrant lock (algorithms/reentrant.cc), Redisson's design: a hash owner -> hold count.
+// KEYS: the lock. ARGV: owner, ttl_ms.
+constexpr char kReentrantAcquireLua[] =
+    "if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then "
+    "redis.call('HINCRBY', KEYS[1], ARGV[1], 1) "
+    "redis.call('PEXPIRE', KEYS[1], ARGV[2]) "
+    "return false end "
+    "return redis.call('PTTL', KEYS[1])";
+constexpr char kReentrantReleaseLua[] =
+    "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return -1 end "
+    "local n = redis.call('HINCRBY', KEYS[1], ARGV[1], -1) "
+    "if n > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return n end "
+    "redis.call('DEL', KEYS[1]) "
+    "return 0";
+
+// The read-write lock (algorithms/rwlock.cc). KEYS: the writer's key, the readers' sorted set.
+// Read ARGV: id, now_ms, expired_ms (now - ttl), ttl_ms. Write ARGV: token, expired_ms, ttl_ms.
+constexpr char kRwReadAcquireLua[] =
+    "if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end "
+    "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3]) "
+    "redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1]) "
+    "redis.call('PEXPIRE', KEYS[2], ARGV[4]) "
+    "return 1";
+constexpr char kRwWriteAcquireLua[] =
+    "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2]) "
+    "if redis.call('ZCARD', KEYS[2]) > 0 then return 0 end "
+    "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then return 1 end "
+    "return 0";
+
+// Lua 5.1's tonumber() of a string (luaO_str2d): the C library's strtod, or hexadecimal after
+// "0x"; trailing spaces allowed; nothing read, or anything else after the number: nil. Like
+// Lua, it reads the string as C does, up to a NUL byte.
+std::optional<double> LuaToNumber(const std::string& s) {
+  const char* p = s.c_str();
+  char* end = nullptr;
+  double v = std::strtod(p, &end);
+  if (end == p) return std::nullopt;
+  if (*end == 'x' || *end == 'X') v = static_cast<double>(std::strtoul(p, &end, 16));
+  while (*end != '\0' && std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (*end != '\0') return std::nullopt;
+  return v;
+}
+
 // A failing redis.call() aborts the script (no rollback of what it already wrote), and Redis
 // reports the command's error followed by where it happened.
 Reply Raise(Reply error, Script id) {
@@ -69,7 +132,7 @@ Reply CompareAndDelete(Store& store, int64_t now_ms, const Command& cmd, std::ve
   const std::string& key = cmd.argv[0];
   const std::string& token = cmd.argv[1];
   const Entry* e = store.Find(key, now_ms);  // GET, without copying the value
-  if (e != nullptr && e->is_list) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndDelete);
+  if (e != nullptr && !e->is_string()) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndDelete);
   if (e == nullptr || e->value != token) return Reply::Int(0);
   return store.Call({"DEL", key}, now_ms, touched);
 }
@@ -79,7 +142,7 @@ Reply CompareAndPexpire(Store& store, int64_t now_ms, const Command& cmd, std::v
   const std::string& token = cmd.argv[1];
   const std::string& ttl_ms = cmd.argv[2];
   const Entry* e = store.Find(key, now_ms);
-  if (e != nullptr && e->is_list) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndPexpire);
+  if (e != nullptr && !e->is_string()) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndPexpire);
   if (e == nullptr || e->value != token) return Reply::Int(0);
   Reply r = store.Call({"PEXPIRE", key, ttl_ms}, now_ms, touched);
   return r.is_error() ? Raise(std::move(r), Script::kCompareAndPexpire) : r;
@@ -143,6 +206,83 @@ Reply FifoLeave(Store& store, int64_t now_ms, const Command& cmd, std::vector<st
   return Reply::Int(0);
 }
 
+Reply StockDecrement(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string& stock = cmd.argv[0];
+  LOCKLAB_CALL(value, Script::kStockDecrement, "GET", stock);
+  if (!value.is_string()) return Reply::Int(-1);  // tonumber(false) is nil
+  const std::optional<double> n = LuaToNumber(value.str);
+  if (!n || !(*n > 0)) return Reply::Int(-1);
+  LOCKLAB_CALL(left, Script::kStockDecrement, "DECR", stock);
+  return left;
+}
+
+// The algorithm always passes an integer `permits`; anything else would be a Lua error
+// (comparing with nil), which the C++ body reports under the same text.
+Reply SemaphoreAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &sem = cmd.argv[0], &id = cmd.argv[1], &now = cmd.argv[2], &expired = cmd.argv[3],
+                    &permits = cmd.argv[4], &ttl = cmd.argv[5];
+  LOCKLAB_CALL(trim, Script::kSemaphoreAcquire, "ZREMRANGEBYSCORE", sem, "-inf", expired);
+  LOCKLAB_CALL(card, Script::kSemaphoreAcquire, "ZCARD", sem);
+  const std::optional<double> limit = LuaToNumber(permits);
+  if (!limit)
+    return Raise(Reply::Error("ERR user_script:1: attempt to compare number with nil"), Script::kSemaphoreAcquire);
+  if (!(static_cast<double>(card.integer) < *limit)) return Reply::Int(0);
+  LOCKLAB_CALL(add, Script::kSemaphoreAcquire, "ZADD", sem, now, id);
+  LOCKLAB_CALL(expire, Script::kSemaphoreAcquire, "PEXPIRE", sem, ttl);
+  return Reply::Int(1);
+}
+
+Reply ReentrantAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &lock = cmd.argv[0], &owner = cmd.argv[1], &ttl = cmd.argv[2];
+  LOCKLAB_CALL(exists, Script::kReentrantAcquire, "EXISTS", lock);
+  bool ours = exists.integer == 0;
+  if (!ours) {
+    LOCKLAB_CALL(has, Script::kReentrantAcquire, "HEXISTS", lock, owner);
+    ours = has.integer == 1;
+  }
+  if (!ours) {
+    LOCKLAB_CALL(pttl, Script::kReentrantAcquire, "PTTL", lock);
+    return pttl;
+  }
+  LOCKLAB_CALL(count, Script::kReentrantAcquire, "HINCRBY", lock, owner, "1");
+  LOCKLAB_CALL(expire, Script::kReentrantAcquire, "PEXPIRE", lock, ttl);
+  return Reply::Nil();
+}
+
+Reply ReentrantRelease(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &lock = cmd.argv[0], &owner = cmd.argv[1], &ttl = cmd.argv[2];
+  LOCKLAB_CALL(has, Script::kReentrantRelease, "HEXISTS", lock, owner);
+  if (has.integer == 0) return Reply::Int(-1);
+  LOCKLAB_CALL(left, Script::kReentrantRelease, "HINCRBY", lock, owner, "-1");
+  if (left.integer > 0) {
+    LOCKLAB_CALL(expire, Script::kReentrantRelease, "PEXPIRE", lock, ttl);
+    return left;
+  }
+  LOCKLAB_CALL(del, Script::kReentrantRelease, "DEL", lock);
+  return Reply::Int(0);
+}
+
+Reply RwReadAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &writer = cmd.argv[0], &readers = cmd.argv[1], &id = cmd.argv[2], &now = cmd.argv[3],
+                    &expired = cmd.argv[4], &ttl = cmd.argv[5];
+  LOCKLAB_CALL(exists, Script::kRwReadAcquire, "EXISTS", writer);
+  if (exists.integer == 1) return Reply::Int(0);
+  LOCKLAB_CALL(trim, Script::kRwReadAcquire, "ZREMRANGEBYSCORE", readers, "-inf", expired);
+  LOCKLAB_CALL(add, Script::kRwReadAcquire, "ZADD", readers, now, id);
+  LOCKLAB_CALL(expire, Script::kRwReadAcquire, "PEXPIRE", readers, ttl);
+  return Reply::Int(1);
+}
+
+Reply RwWriteAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
+  const std::string &writer = cmd.argv[0], &readers = cmd.argv[1], &token = cmd.argv[2], &expired = cmd.argv[3],
+                    &ttl = cmd.argv[4];
+  LOCKLAB_CALL(trim, Script::kRwWriteAcquire, "ZREMRANGEBYSCORE", readers, "-inf", expired);
+  LOCKLAB_CALL(card, Script::kRwWriteAcquire, "ZCARD", readers);
+  if (card.integer > 0) return Reply::Int(0);
+  LOCKLAB_CALL(set, Script::kRwWriteAcquire, "SET", writer, token, "NX", "PX", ttl);
+  return Reply::Int(set.is_ok() ? 1 : 0);
+}
+
 #undef LOCKLAB_CALL
 
 constexpr size_t kNumScripts = static_cast<size_t>(Script::kCount) - 1;
@@ -165,6 +305,12 @@ const std::vector<ScriptDef>& Scripts() {
       {Script::kFifoAcquire, 2, 2, kFifoAcquireLua, &FifoAcquire},
       {Script::kFifoRelease, 2, 2, kFifoReleaseLua, &FifoRelease},
       {Script::kFifoLeave, 2, 1, kFifoLeaveLua, &FifoLeave},
+      {Script::kStockDecrement, 1, 0, kStockDecrementLua, &StockDecrement},
+      {Script::kSemaphoreAcquire, 1, 5, kSemaphoreAcquireLua, &SemaphoreAcquire},
+      {Script::kReentrantAcquire, 1, 2, kReentrantAcquireLua, &ReentrantAcquire},
+      {Script::kReentrantRelease, 1, 2, kReentrantReleaseLua, &ReentrantRelease},
+      {Script::kRwReadAcquire, 2, 4, kRwReadAcquireLua, &RwReadAcquire},
+      {Script::kRwWriteAcquire, 2, 3, kRwWriteAcquireLua, &RwWriteAcquire},
   };
   return scripts;
 }

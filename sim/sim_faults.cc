@@ -60,6 +60,7 @@ void Simulator::CrashClient(const FaultAction& f) {
   if (p.crashed) return;
   p.crashed = true;
   if (!p.main_done && p.main.valid()) --mains_left_;
+  for (auto& node : nodes_) node->tx.Close(f.target);  // its connections close: MULTI and WATCHes go
   Report(FaultStartRecord(f));
 }
 
@@ -68,6 +69,8 @@ void Simulator::CrashNode(const FaultAction& f) {
   DropConnections(endpoint_[static_cast<size_t>(f.target)]);
   n.up = false;
   n.store.Clear();
+  n.tx.Clear();
+  n.woff.clear();
   StopExpireCycle(endpoint_[static_cast<size_t>(f.target)]);
   if (&n == nodes_[0].get()) ++repl_generation_;
   Report(FaultStartRecord(f));
@@ -78,6 +81,8 @@ void Simulator::RestartNode(const FaultAction& f) {
   DropConnections(endpoint_[static_cast<size_t>(f.target)]);
   n.up = true;
   n.store.Clear();
+  n.tx.Clear();
+  n.woff.clear();
   n.busy_until_ns = now_us_ * 1000;
   StartExpireCycle(endpoint_[static_cast<size_t>(f.target)]);
   Report(FaultStartRecord(f));
@@ -121,6 +126,8 @@ void Simulator::PromoteReplica() {
   DropConnections(0);
   master.up = false;
   master.store.Clear();
+  master.tx.Clear();
+  master.woff.clear();
   StopExpireCycle(0);
   endpoint_[0] = static_cast<int>(nodes_.size() - 1);
   StartExpireCycle(endpoint_[0]);

@@ -14,7 +14,7 @@ void Simulator::Park(uint32_t id, int physical, int64_t deadline_ms) {
   f.park_deadline_ms = deadline_ms;
   node.conns[f.client].parked = id;
   const auto& argv = f.cmd.argv;
-  for (size_t i = 1; i + 1 < argv.size(); ++i) {
+  for (size_t i = 1; f.wait_replicas < 0 && i + 1 < argv.size(); ++i) {  // a WAIT waits on no key
     if (std::find(argv.begin() + 1, argv.begin() + static_cast<std::ptrdiff_t>(i), argv[i]) !=
         argv.begin() + static_cast<std::ptrdiff_t>(i))
       continue;  // a key named twice waits once, as in Redis
@@ -76,12 +76,12 @@ void Simulator::ServeReady(int physical) {
       auto it = node.waiting.find(key);
       if (it == node.waiting.end() || it->second.empty()) break;
       std::vector<std::string> touched;
-      std::optional<std::string> v =
-          node.store.PopHead(key, node.clock.WallUs(now_us_) / 1000, is_master_with_replica ? &touched : nullptr);
+      std::optional<std::string> v = node.store.PopHead(key, node.clock.WallUs(now_us_) / 1000, &touched);
       if (!v) break;
       const uint32_t id = it->second.front();
       Unpark(id);
-      Replicate(physical, touched);
+      node.tx.NoteWritten(touched);
+      if (is_master_with_replica) Replicate(physical, touched);
       Reply r = Reply::Array({Reply::Str(key), Reply::Str(std::move(*v))});
       const InFlight& f = inflight_[id];
       if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
@@ -163,8 +163,59 @@ void Simulator::OnBlockTimeout(uint32_t id, uint64_t token) {
     return;
   }
   Unpark(id);
-  if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, Reply::Nil());
-  ReplyFromNode(id, Reply::Nil(), Depart(physical, DrawUs(config_.cost.node.command_us)));
+  // A BLPOP gets nil; a WAIT the replicas that have acknowledged by now.
+  Reply r = f.wait_replicas < 0 ? Reply::Nil() : Reply::Int(AckedReplicas(physical, f.wait_offset));
+  if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
+  ReplyFromNode(id, std::move(r), Depart(physical, DrawUs(config_.cost.node.command_us)));
+}
+
+// --- WAIT. ---
+
+int64_t Simulator::AckedReplicas(int physical, int64_t offset) const {
+  const bool linked = config_.with_replica && physical == 0 && endpoint_[0] == 0 && !repl_cut_ && nodes_.back()->up;
+  return linked && repl_applied_ >= offset ? 1 : 0;
+}
+
+bool Simulator::ParkWait(uint32_t id, int physical, const BlockRequest& block, int64_t node_ms, Reply* reply) {
+  InFlight& f = inflight_[id];
+  NodeState& node = *nodes_[static_cast<size_t>(physical)];
+  auto w = node.woff.find(f.client);
+  const int64_t offset = w == node.woff.end() ? 0 : w->second;
+  const int64_t acked = AckedReplicas(physical, offset);
+  if (acked >= block.replicas) {
+    *reply = Reply::Int(acked);
+    return false;
+  }
+  if (node.parked >= kMaxParkedPerNode) {
+    *reply = Reply::Error("ERR locklab: more than " + std::to_string(kMaxParkedPerNode) + " commands parked at this node");
+    return false;
+  }
+  f.wait_replicas = block.replicas;
+  f.wait_offset = offset;
+  Park(id, physical, SaturatingAdd(node_ms, block.timeout_ms));
+  // The replica applies the last item sent at repl_last_due_us_; its acknowledgement takes as
+  // long again to come back.
+  if (AckedReplicas(physical, 0) > 0)
+    Push(SaturatingAdd(std::max(now_us_, repl_last_due_us_), config_.repl_delay_us), kWaitAck, static_cast<int32_t>(id),
+         f.use);
+  return true;
+}
+
+void Simulator::OnWaitAck(uint32_t id, uint64_t use) {
+  InFlight& f = inflight_[id];
+  if (!f.parked || f.use != use || f.wait_replicas < 0) return;  // answered, dropped, or another use
+  const int physical = f.park_node;
+  NodeState& node = *nodes_[static_cast<size_t>(physical)];
+  if (now_us_ < node.paused_until_us) {
+    Push(node.paused_until_us, kWaitAck, static_cast<int32_t>(id), use);
+    return;
+  }
+  const int64_t acked = AckedReplicas(physical, f.wait_offset);
+  if (acked < f.wait_replicas) return;  // the link broke meanwhile: the timeout answers
+  Unpark(id);
+  Reply r = Reply::Int(acked);
+  if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
+  ReplyFromNode(id, std::move(r), Depart(physical, DrawUs(config_.cost.node.command_us)));
 }
 
 void Simulator::OnHeldDeadline(uint32_t id, uint64_t use) {

@@ -201,8 +201,9 @@ void Simulator::StartCall(int client, PendingCall* call) {
   f.deadline_us = now_us_ + config_.command_timeout_us;
   f.use = ++use_seq_;
   f.node_pending = f.deliver_pending = f.parked = f.held = f.reply_held = false;
-  // A BLPOP may wait its own timeout at the node: the command timeout counts from after it.
-  if (int64_t block_ms = 0; BlpopTimeoutMs(f.cmd, &block_ms) && block_ms > 0)
+  f.wait_replicas = -1;
+  // A BLPOP or a WAIT may wait its own timeout at the node: the command timeout counts from after it.
+  if (int64_t block_ms = 0; (BlpopTimeoutMs(f.cmd, &block_ms) || WaitTimeoutMs(f.cmd, &block_ms)) && block_ms > 0)
     f.deadline_us = SaturatingAdd(f.deadline_us, block_ms > kMaxInt64 / 1000 ? kMaxInt64 : block_ms * 1000);
 
   const Network::Hop hop = net_.Draw(client, f.endpoint, now_us_);
@@ -297,6 +298,8 @@ void Simulator::PushRepl(ReplItem item, int64_t due_us) {
     rid = free_repl_.back();
     free_repl_.pop_back();
   }
+  item.offset = ++repl_sent_;
+  repl_last_due_us_ = due_us;
   repl_[rid] = std::move(item);
   Push(due_us, kRepl, static_cast<int32_t>(rid), 0);
 }
@@ -313,9 +316,11 @@ void Simulator::RunAtNode(uint32_t id, int physical) {
   const bool is_master_with_replica = config_.with_replica && !repl_cut_ && physical == 0;
   std::vector<std::string> touched;
   BlockRequest block;
-  Reply reply = node.store.Execute(f.cmd, node_ms, is_master_with_replica ? &touched : nullptr, &block);
+  Reply reply = node.tx.Execute(node.store, f.client, f.cmd, node_ms, is_master_with_replica ? &touched : nullptr, &block);
   Replicate(physical, touched);
-  if (block.blocked) {
+  if (!touched.empty()) node.woff[f.client] = repl_sent_;
+  if (block.wait && ParkWait(id, physical, block, node_ms, &reply)) return;
+  if (block.blocked && !block.wait) {
     if (node.parked < kMaxParkedPerNode) {
       Park(id, physical, SaturatingAdd(node_ms, block.timeout_ms));
       return;
@@ -381,7 +386,10 @@ void Simulator::OnWake(int client, uint64_t handle) {
 void Simulator::OnRepl(uint32_t id) {
   ReplItem& item = repl_[id];
   NodeState& replica = *nodes_.back();
-  if (item.generation == repl_generation_ && replica.up) replica.store.Apply(item.key, item.entry);
+  if (item.generation == repl_generation_ && replica.up) {
+    replica.store.Apply(item.key, item.entry);
+    repl_applied_ = std::max(repl_applied_, item.offset);
+  }
   item.key.clear();
   item.entry.reset();
   free_repl_.push_back(id);
@@ -427,6 +435,7 @@ Status Simulator::Run() {
       case kSubDeadline: OnSubDeadline(ev.a, ev.b); break;
       case kMessage: OnMessage(ev.a); break;
       case kWaitTimeout: OnWaitTimeout(ev.a, ev.b); break;
+      case kWaitAck: OnWaitAck(static_cast<uint32_t>(ev.a), ev.b); break;
     }
   }
   return Status::Ok();

@@ -15,6 +15,14 @@
 // repl_delay_us; failover cuts the replica off (in-flight replication is lost), then kills
 // node 0 and promotes the replica in its place.
 //
+// WAIT numreplicas timeout on node 0 with its replica: the replication offset counts the
+// items the master sends; the replica's offset is the last one it applied. A WAIT whose
+// client's last write the replica has applied answers 1 at once; otherwise it is parked like a
+// BLPOP and answered 1 when the acknowledgement can have come back (repl_delay_us after the
+// last item sent is applied), or, at its timeout, with the replicas that acknowledged by then
+// (0 once the replica is cut off, crashed or promoted). Without a replica it waits its timeout
+// and answers 0, as Redis does.
+//
 // Waiting at the node. A BLPOP that finds its lists empty is parked at its node (not
 // answered); a later command that creates one of its lists (LPUSH, RPUSH, a script) serves the
 // parked BLPOPs of that key in the order they blocked, one element each, right after it runs;
@@ -235,6 +243,11 @@ class Simulator {
   void OnDeliver(uint32_t id);
   void OnWake(int client, uint64_t handle);
   void OnRepl(uint32_t id);
+  // WAIT (sim_waiting.cc): how many replicas of `physical` have applied `offset`; park a WAIT
+  // that wants more (true), or leave its reply to RunAtNode (false, *reply set).
+  int64_t AckedReplicas(int physical, int64_t offset) const;
+  bool ParkWait(uint32_t id, int physical, const BlockRequest& block, int64_t node_ms, Reply* reply);
+  void OnWaitAck(uint32_t id, uint64_t use);
   // Faults (sim_faults.cc): one function per kind, and the steps that follow some of them.
   void PushFault(const FaultAction& f, uint8_t step, int64_t at_us);
   void OnFault(uint32_t id);
@@ -300,6 +313,9 @@ class Simulator {
   int64_t cmd_total_ = 0;
   int mains_left_ = 0;
   uint32_t repl_generation_ = 0;
+  int64_t repl_sent_ = 0;         // the master's replication offset: items sent to the replica
+  int64_t repl_applied_ = 0;      // the replica's: the last item it applied
+  int64_t repl_last_due_us_ = 0;  // when the last item sent is due at the replica
   int64_t next_expire_us_ = std::numeric_limits<int64_t>::max();  // earliest node's next cycle
   std::vector<std::string> expired_keys_;  // scratch: one cycle's deletions
   bool repl_cut_ = false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/simulator.h"
+#include "sim/transactions.h"
 
 namespace locklab::sim {
 namespace detail {
@@ -25,6 +26,7 @@ enum EventKind : uint8_t {
   kSubDeadline,   // a = client, b = SubRef: callers whose deadline passed get false (gated)
   kMessage,       // a = client: a published message reaches the client (gated)
   kWaitTimeout,   // a = client, b = waiter id: a WaitMessage's timer (gated)
+  kWaitAck,       // a = InFlight id, b = its use: a parked WAIT's replica may have acknowledged by now
 };
 
 constexpr uint32_t kNoCall = 0xffffffffu;
@@ -78,11 +80,13 @@ struct Simulator::NodeState {
   };
 
   Store store;
+  Transactions tx;  // its connections' MULTI and WATCH state; every command goes through it
   Clock clock;
   bool up = true;
   int64_t busy_until_ns = 0;  // the node's thread is free from then on
   int64_t paused_until_us = 0;
   std::map<int, Conn> conns;                                               // by client
+  std::map<int, int64_t> woff;  // by client: the replication offset of its last write (WAIT waits for it)
   std::map<std::string, std::deque<uint32_t>, std::less<>> waiting;        // key -> parked BLPOPs, FIFO
   size_t parked = 0;
   std::map<std::string, std::vector<std::pair<int, int>>, std::less<>> subscribers;  // channel -> (client, endpoint)
@@ -109,12 +113,15 @@ struct Simulator::InFlight {
   int park_node = -1;            // physical node
   int64_t park_deadline_ms = 0;  // parked: times out once the node's wall clock (ms) is past this
   uint64_t park_timer = 0;       // parked: the token of its live kBlockTimeout event
+  int64_t wait_replicas = -1;    // a parked WAIT: the replicas it wants (-1: not a WAIT)
+  int64_t wait_offset = 0;       // ... and the replication offset they must have acknowledged
 };
 
 struct Simulator::ReplItem {
   std::string key;
   std::optional<Entry> entry;
   uint32_t generation = 0;
+  int64_t offset = 0;  // the master's replication offset once this item is sent (1, 2, ...)
 };
 
 // A planned fault, or a step that follows one (scheduled by the simulator itself).

@@ -11,62 +11,14 @@
 #include <limits>
 
 #include "sim/scripts.h"
+#include "sim/store_words.h"
 
 namespace locklab::sim {
+using namespace words;  // NOLINT: the store's own helpers
 namespace {
-
-constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMinInt = std::numeric_limits<int64_t>::min();
-
-constexpr char kNotInteger[] = "ERR value is not an integer or out of range";
-constexpr char kSyntaxError[] = "ERR syntax error";
-constexpr char kWrongType[] = "WRONGTYPE Operation against a key holding the wrong kind of value";
-// LPOP's count: Redis (getPositiveLongFromObjectOrReply) gives this one text for every bad count.
-constexpr char kNotPositive[] = "ERR value is out of range, must be positive";
-
-// Redis matches command and option names case-insensitively. `lower` holds only lower-case
-// letters (every name here does), and for those OR-ing 0x20 folds exactly their capitals.
-bool EqNoCase(std::string_view word, std::string_view lower) {
-  if (word.size() != lower.size()) return false;
-  for (size_t i = 0; i < word.size(); ++i)
-    if ((word[i] | 0x20) != lower[i]) return false;
-  return true;
-}
-
-// Redis's string2ll (util.c), the only integer syntax Redis accepts for values and arguments:
-// no sign but '-', no spaces, no leading zeros, no "-0", at most 20 characters, no overflow.
-bool ParseInt(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() >= 21) return false;
-  if (s == "0") {
-    *out = 0;
-    return true;
-  }
-  const bool negative = s[0] == '-';
-  if (negative) s.remove_prefix(1);
-  if (s.empty() || s[0] < '1' || s[0] > '9') return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    const auto digit = static_cast<uint64_t>(c - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  if (negative) {
-    if (v > static_cast<uint64_t>(kMaxInt) + 1) return false;
-    *out = static_cast<int64_t>(0 - v);  // wraps to kMinInt for 2^63, as intended
-  } else {
-    if (v > static_cast<uint64_t>(kMaxInt)) return false;
-    *out = static_cast<int64_t>(v);
-  }
-  return true;
-}
 
 Reply InvalidExpire(std::string_view command_lower) {
   return Reply::Error("ERR invalid expire time in '" + std::string(command_lower) + "' command");
-}
-
-Reply ArityError(std::string_view command_lower) {
-  return Reply::Error("ERR wrong number of arguments for '" + std::string(command_lower) + "' command");
 }
 
 // server.c processCommand's text: the name (128 bytes at most), then the arguments quoted
@@ -95,9 +47,6 @@ int64_t ThroughLuaNumber(int64_t v) {
   return d >= 9223372036854775808.0 ? kMinInt : static_cast<int64_t>(d);
 }
 
-void Touch(std::vector<std::string>* touched, std::string_view key) {
-  if (touched != nullptr) touched->emplace_back(key);
-}
 
 // Redis (db.c keyIsExpired) drops a key only when now > when: a key is still there at its exact
 // expiry millisecond and gone one millisecond later. (Contrast EXPIRE, which deletes at once
@@ -107,6 +56,8 @@ bool Expired(const Entry& e, int64_t now_ms) { return e.expire_at_ms != -1 && no
 enum class Cmd {
   kGet, kSet, kDel, kTtl, kIncr, kPing, kPttl, kSetnx, kGetset, kExists, kExpire, kPexpire, kFlushall,
   kLpush, kRpush, kLpop, kLlen, kLtrim, kLrange, kBlpop, kPublish, kLrem,
+  kIncrby, kDecr, kDecrby, kHset, kHget, kHdel, kHexists, kHincrby, kHlen,
+  kZadd, kZcard, kZscore, kZrem, kZremrangebyscore, kWait,
 };
 
 struct CommandInfo {
@@ -115,21 +66,29 @@ struct CommandInfo {
   int arity;              // Redis's convention: n = exactly n words, -n = at least n
 };
 
+// Sorted by name length (checked below).
 constexpr CommandInfo kCommands[] = {
     {Cmd::kSet, "set", -3},       {Cmd::kGet, "get", 2},         {Cmd::kDel, "del", -2},
     {Cmd::kTtl, "ttl", 2},        {Cmd::kIncr, "incr", 2},       {Cmd::kPing, "ping", -1},
     {Cmd::kPttl, "pttl", 2},      {Cmd::kLpop, "lpop", -2},      {Cmd::kLlen, "llen", 2},
-    {Cmd::kLrem, "lrem", 4},
+    {Cmd::kLrem, "lrem", 4},      {Cmd::kDecr, "decr", 2},       {Cmd::kHset, "hset", -4},
+    {Cmd::kHget, "hget", 3},      {Cmd::kHdel, "hdel", -3},      {Cmd::kHlen, "hlen", 2},
+    {Cmd::kZadd, "zadd", -4},     {Cmd::kZrem, "zrem", -3},      {Cmd::kWait, "wait", 3},
     {Cmd::kSetnx, "setnx", 3},    {Cmd::kLpush, "lpush", -3},    {Cmd::kRpush, "rpush", -3},
-    {Cmd::kLtrim, "ltrim", 4},    {Cmd::kBlpop, "blpop", -3},    {Cmd::kGetset, "getset", 3},
-    {Cmd::kExists, "exists", -2}, {Cmd::kExpire, "expire", -3},  {Cmd::kLrange, "lrange", 4},
-    {Cmd::kPexpire, "pexpire", -3}, {Cmd::kPublish, "publish", 3}, {Cmd::kFlushall, "flushall", -1},
+    {Cmd::kLtrim, "ltrim", 4},    {Cmd::kBlpop, "blpop", -3},    {Cmd::kZcard, "zcard", 2},
+    {Cmd::kGetset, "getset", 3},  {Cmd::kExists, "exists", -2},  {Cmd::kExpire, "expire", -3},
+    {Cmd::kLrange, "lrange", 4},  {Cmd::kIncrby, "incrby", 3},   {Cmd::kDecrby, "decrby", 3},
+    {Cmd::kZscore, "zscore", 3},
+    {Cmd::kPexpire, "pexpire", -3}, {Cmd::kPublish, "publish", 3}, {Cmd::kHexists, "hexists", 3},
+    {Cmd::kHincrby, "hincrby", 4},
+    {Cmd::kFlushall, "flushall", -1},
+    {Cmd::kZremrangebyscore, "zremrangebyscore", 4},
 };
 
-constexpr size_t kMaxNameSize = 8;  // "flushall"
+constexpr size_t kMaxNameSize = 16;  // "zremrangebyscore"
 
 // Where the names of each length sit in kCommands (which is sorted by name length), so that a
-// name is compared with at most five candidates, without allocating.
+// name is compared only with the names of its length, without allocating.
 struct Run {
   uint8_t first = 0, last = 0;
 };
@@ -221,13 +180,23 @@ Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string
   return CallImpl(words, now_ms, touched, block);
 }
 
+std::optional<Reply> Store::CheckNameAndArity(const Command& cmd) {
+  if (cmd.script != Script::kNone) return std::nullopt;
+  const std::vector<std::string_view> argv(cmd.argv.begin(), cmd.argv.end());
+  const CommandInfo* info = argv.empty() ? nullptr : Lookup(argv[0]);
+  if (info == nullptr) return UnknownCommand(argv);
+  const auto argc = static_cast<int>(argv.size());
+  if (info->arity > 0 ? argc != info->arity : argc < -info->arity) return ArityError(info->name);
+  return std::nullopt;
+}
+
 Reply Store::Call(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched) {
   return CallImpl(argv, now_ms, touched, nullptr);
 }
 
 Reply Store::Get(Argv argv, int64_t now_ms) {
   const Entry* e = Live(argv[1], now_ms);
-  if (e && e->is_list) return Reply::Error(kWrongType);
+  if (e && !e->is_string()) return Reply::Error(kWrongType);
   return e ? Reply::Str(e->value) : Reply::Nil();
 }
 
@@ -241,7 +210,7 @@ Reply Store::Setnx(Argv argv, int64_t now_ms, Touched touched) {
 // Like SET without options: the old TTL goes too.
 Reply Store::Getset(Argv argv, int64_t now_ms, Touched touched) {
   Entry* e = Live(argv[1], now_ms);
-  if (e && e->is_list) return Reply::Error(kWrongType);
+  if (e && !e->is_string()) return Reply::Error(kWrongType);
   Reply old = Reply::Nil();
   if (e) {
     old = Reply::Str(std::move(e->value));
@@ -291,7 +260,7 @@ Reply Store::Ping(Argv argv) {
 Reply Store::Llen(Argv argv, int64_t now_ms) {
   const Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return Reply::Int(0);
-  if (!e->is_list) return Reply::Error(kWrongType);
+  if (!e->is_list()) return Reply::Error(kWrongType);
   return Reply::Int(static_cast<int64_t>(e->list.size()));
 }
 
@@ -326,6 +295,21 @@ Reply Store::CallImpl(std::span<const std::string_view> argv, int64_t now_ms, st
     case Cmd::kLrem: return Lrem(argv, now_ms, touched);
     case Cmd::kBlpop: return Blpop(argv, now_ms, touched, block);
     case Cmd::kPublish: return Reply::Int(publish_ ? publish_(argv[1], argv[2]) : 0);
+    case Cmd::kIncrby: return IncrBy(argv, 1, now_ms, touched);
+    case Cmd::kDecr: return IncrBy(argv, -1, now_ms, touched);
+    case Cmd::kDecrby: return IncrBy(argv, -1, now_ms, touched);
+    case Cmd::kHset: return Hset(argv, now_ms, touched);
+    case Cmd::kHget: return Hget(argv, now_ms);
+    case Cmd::kHdel: return Hdel(argv, now_ms, touched);
+    case Cmd::kHexists: return Hexists(argv, now_ms);
+    case Cmd::kHincrby: return Hincrby(argv, now_ms, touched);
+    case Cmd::kHlen: return Hlen(argv, now_ms);
+    case Cmd::kZadd: return Zadd(argv, now_ms, touched);
+    case Cmd::kZcard: return Zcard(argv, now_ms);
+    case Cmd::kZscore: return Zscore(argv, now_ms);
+    case Cmd::kZrem: return Zrem(argv, now_ms, touched);
+    case Cmd::kZremrangebyscore: return Zremrangebyscore(argv, now_ms, touched);
+    case Cmd::kWait: return Wait(argv, now_ms, block);
   }
   return UnknownCommand(argv);  // not reached
 }
@@ -382,15 +366,12 @@ Reply Store::Set(std::span<const std::string_view> argv, int64_t now_ms, std::ve
 
   Entry* e = Live(argv[1], now_ms);
   // GET is answered before NX/XX are judged, so a list fails even a SET that NX would refuse.
-  if ((flags & kGet) && e && e->is_list) return Reply::Error(kWrongType);
+  if ((flags & kGet) && e && !e->is_string()) return Reply::Error(kWrongType);
   Reply old = (flags & kGet) && e ? Reply::Str(e->value) : Reply::Nil();
   if (((flags & kNx) && e) || ((flags & kXx) && !e)) return old;  // nil unless GET found a value
   if (e) {
+    if (!e->is_string()) e->Reset(Entry::Kind::kString);  // SET replaces a key of any type
     e->value.assign(argv[2]);
-    if (e->is_list) {  // SET replaces a key of any type
-      e->is_list = false;
-      e->list.clear();
-    }
     if (!(flags & kKeepTtl)) e->expire_at_ms = expire_at_ms;
   } else {
     map_.emplace(std::string(argv[1]), Entry{std::string(argv[2]), expire_at_ms});
@@ -453,7 +434,7 @@ Reply Store::Expire(std::span<const std::string_view> argv, int64_t unit_ms, int
 // INCR keeps the key's TTL; a missing key counts as 0.
 Reply Store::Incr(std::string_view key, int64_t now_ms, std::vector<std::string>* touched) {
   Entry* e = Live(key, now_ms);
-  if (e && e->is_list) return Reply::Error(kWrongType);
+  if (e && !e->is_string()) return Reply::Error(kWrongType);
   int64_t v = 0;
   if (e && !ParseInt(e->value, &v)) return Reply::Error(kNotInteger);
   if (v == kMaxInt) return Reply::Error("ERR increment or decrement would overflow");
@@ -488,14 +469,14 @@ Reply Store::Flushall(std::span<const std::string_view> argv, std::vector<std::s
 Reply Store::Push(std::span<const std::string_view> argv, bool head, int64_t now_ms,
                   std::vector<std::string>* touched) {
   Entry* e = Live(argv[1], now_ms);
-  if (e && !e->is_list) return Reply::Error(kWrongType);
+  if (e && !e->is_list()) return Reply::Error(kWrongType);
   const size_t n = argv.size() - 2;
   if ((e ? e->list.size() : 0) + n > kMaxListLength)
     return Reply::Error("ERR locklab: a list may hold at most " + std::to_string(kMaxListLength) + " elements");
   if (e == nullptr) {
     auto [it, inserted] = map_.emplace(std::string(argv[1]), Entry{});
     e = &it->second;
-    e->is_list = true;
+    e->kind = Entry::Kind::kList;
     if (std::find(ready_.begin(), ready_.end(), argv[1]) == ready_.end()) ready_.emplace_back(argv[1]);
   }
   for (size_t i = 2; i < argv.size(); ++i) {
@@ -518,7 +499,7 @@ Reply Store::Lpop(std::span<const std::string_view> argv, int64_t now_ms, std::v
   if (has_count && (!ParseInt(argv[2], &count) || count < 0)) return Reply::Error(kNotPositive);
   Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return Reply::Nil();
-  if (!e->is_list) return Reply::Error(kWrongType);
+  if (!e->is_list()) return Reply::Error(kWrongType);
   if (has_count && count == 0) return Reply::Array();
   Reply out = Reply::Array();
   while (count-- > 0 && !e->list.empty()) {
@@ -542,7 +523,7 @@ Reply Store::Blpop(std::span<const std::string_view> argv, int64_t now_ms, std::
   for (size_t i = 1; i + 1 < argv.size(); ++i) {
     Entry* e = Live(argv[i], now_ms);
     if (e == nullptr) continue;
-    if (!e->is_list) return Reply::Error(kWrongType);
+    if (!e->is_list()) return Reply::Error(kWrongType);
     Reply out = Reply::Array({Reply::Str(std::string(argv[i])), Reply::Str(std::move(e->list.front()))});
     e->list.pop_front();
     if (e->list.empty()) map_.erase(map_.find(argv[i]));
@@ -579,7 +560,7 @@ Reply Store::Ltrim(std::span<const std::string_view> argv, int64_t now_ms, std::
   if (!ParseInt(argv[2], &start) || !ParseInt(argv[3], &end)) return Reply::Error(kNotInteger);
   Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return Reply::Status("OK");
-  if (!e->is_list) return Reply::Error(kWrongType);
+  if (!e->is_list()) return Reply::Error(kWrongType);
   int64_t from = 0, to = -1;
   const auto len = static_cast<int64_t>(e->list.size());
   if (ListRange(start, end, len, &from, &to)) {
@@ -604,7 +585,7 @@ Reply Store::Lrem(std::span<const std::string_view> argv, int64_t now_ms, std::v
   if (!ParseInt(argv[2], &count)) return Reply::Error(kNotInteger);
   Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return Reply::Int(0);
-  if (!e->is_list) return Reply::Error(kWrongType);
+  if (!e->is_list()) return Reply::Error(kWrongType);
   const std::string_view value = argv[3];
   const uint64_t limit = count == 0 ? UINT64_MAX : static_cast<uint64_t>(count < 0 ? -(count + 1) + 1 : count);
   int64_t removed = 0;
@@ -638,7 +619,7 @@ Reply Store::Lrange(std::span<const std::string_view> argv, int64_t now_ms) {
   Reply out = Reply::Array();
   const Entry* e = Live(argv[1], now_ms);
   if (e == nullptr) return out;
-  if (!e->is_list) return Reply::Error(kWrongType);
+  if (!e->is_list()) return Reply::Error(kWrongType);
   int64_t from = 0, to = -1;
   if (!ListRange(start, end, static_cast<int64_t>(e->list.size()), &from, &to)) return out;
   auto it = e->list.begin();
@@ -649,7 +630,7 @@ Reply Store::Lrange(std::span<const std::string_view> argv, int64_t now_ms) {
 
 std::optional<std::string> Store::PopHead(const std::string& key, int64_t now_ms, std::vector<std::string>* touched) {
   Entry* e = Live(key, now_ms);
-  if (e == nullptr || !e->is_list) return std::nullopt;
+  if (e == nullptr || !e->is_list()) return std::nullopt;
   std::string v = std::move(e->list.front());
   e->list.pop_front();
   if (e->list.empty()) map_.erase(map_.find(key));
@@ -678,6 +659,39 @@ const char* ParseBlockTimeout(std::string_view word, int64_t* ms) {
   if (tval < 0) return "ERR timeout is negative";
   *ms = tval;
   return nullptr;
+}
+
+namespace {
+
+// replication.c waitCommand's arguments: numreplicas (a long), then the timeout in ms
+// (getTimeoutFromObjectOrReply; 7.0.15 has no upper bound); the error text or nullptr.
+const char* ParseWaitArgs(std::string_view replicas_word, std::string_view timeout_word, int64_t* replicas,
+                          int64_t* timeout_ms) {
+  if (!ParseInt(replicas_word, replicas)) return kNotInteger;
+  if (!ParseInt(timeout_word, timeout_ms)) return "ERR timeout is not an integer or out of range";
+  if (*timeout_ms < 0) return "ERR timeout is negative";
+  return nullptr;
+}
+
+}  // namespace
+
+Reply Store::Wait(Argv argv, int64_t now_ms, BlockRequest* block) {
+  int64_t replicas = 0, timeout_ms = 0;
+  if (const char* error = ParseWaitArgs(argv[1], argv[2], &replicas, &timeout_ms)) return Reply::Error(error);
+  if (replicas <= 0 || block == nullptr) return Reply::Int(0);  // enough already, or inside MULTI
+  // 0 blocks forever; so, in effect, does a deadline past INT64_MAX ms (Redis's overflows).
+  if (timeout_ms == 0 || timeout_ms > kMaxInt - now_ms) return Reply::Error(kWaitForeverError);
+  block->blocked = true;
+  block->timeout_ms = timeout_ms;
+  block->wait = true;
+  block->replicas = replicas;
+  return Reply::Int(0);
+}
+
+bool WaitTimeoutMs(const Command& cmd, int64_t* ms) {
+  if (cmd.script != Script::kNone || cmd.argv.size() != 3 || !EqNoCase(cmd.argv[0], "wait")) return false;
+  int64_t replicas = 0;
+  return ParseWaitArgs(cmd.argv[1], cmd.argv[2], &replicas, ms) == nullptr;
 }
 
 bool BlpopTimeoutMs(const Command& cmd, int64_t* ms) {

@@ -1,4 +1,5 @@
-// Store: the keyspace of one simulated Redis node: string and list keys, optional expiry.
+// Store: the keyspace of one simulated Redis node: string, list, hash and sorted-set keys,
+// optional expiry.
 //
 // Expiry is judged by the node's own wall clock, passed in as now_ms on every call (a node
 // whose clock jumps forward drops keys early, as real Redis does). Expired keys vanish lazily
@@ -15,12 +16,23 @@
 // is also what Redis gives a BLPOP inside a script. A push that creates a list records its key
 // as ready (TakeReadyKeys): the simulator serves parked BLPOPs from it after each command.
 // PUBLISH asks the publish hook how many subscribers received the message (0 without a hook).
+// WAIT numreplicas timeout: the store has no replicas, so it answers 0 at once when no more are
+// asked for (or inside MULTI, as Redis does), and otherwise reports a BlockRequest with `wait`
+// set and replies 0, what the timeout gives; the simulator, which owns the replication link,
+// parks it until the replica acknowledges (sim/simulator.h).
+//
+// Hashes: HSET, HGET, HDEL, HEXISTS, HINCRBY, HLEN. Sorted sets: ZADD key [NX|XX] [CH] score
+// member ..., ZCARD, ZSCORE, ZREM, ZREMRANGEBYSCORE (GT, LT and INCR of ZADD are refused with an
+// error naming them: not simulated). Counters: INCR, INCRBY, DECR, DECRBY. As in Redis, a hash
+// or sorted set whose last member goes is deleted. Connection state (MULTI/EXEC/WATCH) is not
+// here: sim/transactions.h wraps the store for that.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <list>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -40,22 +52,46 @@ struct Entry {
   Entry() = default;
   Entry(std::string v, int64_t expire_ms) : value(std::move(v)), expire_at_ms(expire_ms) {}
 
+  enum class Kind : uint8_t { kString, kList, kHash, kZset };
+
   std::string value;          // a string key's value
   int64_t expire_at_ms = -1;  // absolute, on the node's wall clock; -1 = no expiry
+  Kind kind = Kind::kString;
   // A list key: its elements, head first (`value` unused). As in Redis, a list whose last
-  // element goes is deleted, so a stored list is never empty.
-  bool is_list = false;
+  // element goes is deleted, so a stored list is never empty. Likewise hashes and sorted sets.
   std::list<std::string> list;
+  std::map<std::string, std::string, std::less<>> hash;  // field -> value
+  std::map<std::string, double, std::less<>> zscore;     // member -> score
+  std::set<std::pair<double, std::string>> zorder;       // (score, member): Redis's order
+
+  bool is_string() const { return kind == Kind::kString; }
+  bool is_list() const { return kind == Kind::kList; }
+  bool is_hash() const { return kind == Kind::kHash; }
+  bool is_zset() const { return kind == Kind::kZset; }
+  // Makes this a key of `k` with no contents (SET over a list, a new hash, ...).
+  void Reset(Kind k) {
+    kind = k;
+    value.clear();
+    list.clear();
+    hash.clear();
+    zscore.clear();
+    zorder.clear();
+  }
 };
 
 // Limits of the simulated node (a push past them is refused with an error reply).
 inline constexpr size_t kMaxListLength = 1'000'000;  // elements in one list
+inline constexpr size_t kMaxMembers = 1'000'000;     // fields of one hash, members of one sorted set
 
 // What a BLPOP that found nothing to pop asks of its caller: wait up to timeout_ms (> 0) on
 // its keys (the command's words between the name and the timeout).
+// A WAIT that asks for more replicas than have acknowledged (see Store) fills it the same way,
+// with `wait` set and how many replicas it wants.
 struct BlockRequest {
   bool blocked = false;
   int64_t timeout_ms = 0;
+  bool wait = false;
+  int64_t replicas = 0;
 };
 
 // BLPOP's timeout argument as Redis 7.0 reads it (timeout.c): a decimal number of seconds
@@ -68,6 +104,13 @@ inline constexpr char kBlockForeverError[] =
     "ERR locklab: BLPOP timeout 0 would block forever; pass a positive timeout";
 // True when `cmd` is a plain BLPOP with enough words and a timeout that parses; *ms as above.
 bool BlpopTimeoutMs(const Command& cmd, int64_t* ms);
+// WAIT numreplicas timeout_ms blocks until that many replicas acknowledged the connection's
+// writes or the timeout passes; timeout 0 would block forever, which locklab refuses.
+inline constexpr char kWaitForeverError[] =
+    "ERR locklab: WAIT timeout 0 would block forever; pass a positive timeout";
+// True when `cmd` is a plain WAIT whose arguments parse (replication.c waitCommand); *ms is its
+// timeout (0 included).
+bool WaitTimeoutMs(const Command& cmd, int64_t* ms);
 
 class Store {
  public:
@@ -76,6 +119,10 @@ class Store {
   // pop fills *block (when given) and replies nil; without `block` it just replies nil.
   Reply Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched = nullptr,
                 BlockRequest* block = nullptr);
+
+  // The error a command would get for its name or arity alone (unknown command, wrong number
+  // of arguments), or nullopt: what MULTI checks before it queues a command.
+  static std::optional<Reply> CheckNameAndArity(const Command& cmd);
 
   // Runs one plain command given as its words, as a script's redis.call() does (same replies
   // and errors as Execute, no copies of the words).
@@ -170,6 +217,24 @@ class Store {
   Reply Ttl(Argv argv, int64_t now_ms, bool in_ms);
   Reply Ping(Argv argv);
   Reply Llen(Argv argv, int64_t now_ms);
+  Reply Wait(Argv argv, int64_t now_ms, BlockRequest* block);
+  // Counters, hashes and sorted sets (sim/store_types.cc).
+  Reply IncrBy(Argv argv, int64_t sign, int64_t now_ms, Touched touched);
+  Reply Hset(Argv argv, int64_t now_ms, Touched touched);
+  Reply Hget(Argv argv, int64_t now_ms);
+  Reply Hdel(Argv argv, int64_t now_ms, Touched touched);
+  Reply Hexists(Argv argv, int64_t now_ms);
+  Reply Hincrby(Argv argv, int64_t now_ms, Touched touched);
+  Reply Hlen(Argv argv, int64_t now_ms);
+  Reply Zadd(Argv argv, int64_t now_ms, Touched touched);
+  Reply Zcard(Argv argv, int64_t now_ms);
+  Reply Zscore(Argv argv, int64_t now_ms);
+  Reply Zrem(Argv argv, int64_t now_ms, Touched touched);
+  Reply Zremrangebyscore(Argv argv, int64_t now_ms, Touched touched);
+  // The live key of kind `k` at `key`, created empty when absent (*wrong_type: another kind is
+  // there; nullptr then).
+  Entry* Of(std::string_view key, Entry::Kind k, int64_t now_ms, bool create, bool* wrong_type);
+  void DropIfEmpty(std::string_view key, const Entry& e);
   Reply CallImpl(std::span<const std::string_view> argv, int64_t now_ms, std::vector<std::string>* touched,
                  BlockRequest* block);
 

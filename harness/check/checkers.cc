@@ -77,6 +77,7 @@ class LockMap {
 
 struct Hold {
   int client = -1;
+  bool read = false;             // a reader's hold (kEnter detail kReadHold): readers may share
   int64_t acquire_start_us = 0;  // the kAcquireStart that led to this hold (or the enter)
   int64_t enter_us = 0;
   int64_t exit_us = 0;
@@ -100,7 +101,7 @@ std::vector<Hold> CollectHolds(const std::vector<Event>& ev, int64_t end_us) {
         if (open[c] < 0) {
           open[c] = static_cast<int>(holds.size());
           int64_t from = acquire_start[c] == kNever ? e.t_us : acquire_start[c];
-          holds.push_back(Hold{e.client, from, e.t_us, e.t_us});
+          holds.push_back(Hold{e.client, e.detail == kReadHold, from, e.t_us, e.t_us});
         }
         break;
       case Ev::kExit:
@@ -185,11 +186,12 @@ class ActiveHolds {
 
 class OverlapSweep {
  public:
-  OverlapSweep(const std::vector<Hold>& holds, size_t client_slots, int max_examples)
+  OverlapSweep(const std::vector<Hold>& holds, size_t client_slots, int max_examples, int allowed)
       : holds_(holds),
         active_(holds.size()),
         held_by_client_(client_slots, 0),
-        max_examples_(std::max(0, max_examples)) {}
+        max_examples_(std::max(0, max_examples)),
+        allowed_(std::max(1, allowed)) {}
 
   void Run() {
     for (const Boundary& b : SortedBoundaries(holds_)) {
@@ -225,14 +227,20 @@ class OverlapSweep {
   }
 
  private:
+  // Too many holders: a writer among more than `allowed_` (readers alone are never too many).
+  bool TooMany() const { return writers_ > 0 && active_.size() > allowed_; }
+
   void Join(int64_t t_us, uint32_t hold) {
     AccountUntil(t_us);
-    NotePairs(hold);
+    const bool was = TooMany();
+    const bool writer = !holds_[hold].read;
     active_.Add(hold);
+    writers_ += writer ? 1 : 0;
+    if (TooMany()) NotePairs(hold);  // this hold makes them (or keeps them) too many
     ++held_by_client_[static_cast<size_t>(holds_[hold].client)];
     int n = active_.size();
     result_.max_concurrent_holders = std::max(result_.max_concurrent_holders, n);
-    if (n == 2) {
+    if (!was && TooMany()) {
       ++result_.violations;
       recording_ = static_cast<int>(episodes_.size()) < max_examples_;
       if (recording_) {
@@ -242,16 +250,18 @@ class OverlapSweep {
         episodes_.push_back(ep);
         for (uint32_t h : active_.list()) Involve(h);
       }
-    } else if (n > 2 && recording_) {
+    } else if (was && recording_) {
       Involve(hold);
     }
   }
 
   void Leave(int64_t t_us, uint32_t hold) {
     AccountUntil(t_us);
+    const bool was = TooMany();
     active_.Remove(hold);
+    writers_ -= holds_[hold].read ? 0 : 1;
     --held_by_client_[static_cast<size_t>(holds_[hold].client)];
-    if (active_.size() == 1 && recording_) {
+    if (was && !TooMany() && recording_) {
       Episode& ep = episodes_.back();
       ep.end_us = t_us;
       std::sort(ep.clients.begin(), ep.clients.end());
@@ -260,13 +270,13 @@ class OverlapSweep {
     }
   }
 
-  // The joining hold overlaps every hold already active (another client's: a client holds at
-  // most once at a time).
+  // The joining hold (already active) overlaps every other active hold (another client's: a
+  // client holds at most once at a time), unless both are readers.
   void NotePairs(uint32_t hold) {
     const int c = holds_[hold].client;
     for (uint32_t other : active_.list()) {
       const int o = holds_[other].client;
-      if (o == c) continue;
+      if (o == c || (holds_[hold].read && holds_[other].read)) continue;
       const uint64_t lo = static_cast<uint32_t>(std::min(c, o)), hi = static_cast<uint32_t>(std::max(c, o));
       pairs_.insert(lo << 32 | hi);
     }
@@ -278,9 +288,9 @@ class OverlapSweep {
     ep.earliest_acquire_us = std::min(ep.earliest_acquire_us, holds_[hold].acquire_start_us);
   }
 
-  // Adds the time since the previous boundary when two or more held through it.
+  // Adds the time since the previous boundary when too many held through it.
   void AccountUntil(int64_t t_us) {
-    if (active_.size() >= 2) result_.overlap_ms_total += ToMs(t_us - last_us_);
+    if (TooMany()) result_.overlap_ms_total += ToMs(t_us - last_us_);
     last_us_ = t_us;
   }
 
@@ -288,6 +298,8 @@ class OverlapSweep {
   ActiveHolds active_;
   std::vector<int> held_by_client_;  // open holds per client (at most one)
   int max_examples_;
+  int allowed_;      // holders allowed at once
+  int writers_ = 0;  // active holds that are not readers'
   SafetyResult result_;
   std::vector<Episode> episodes_;
   std::unordered_set<uint64_t> pairs_;  // client pairs as (low << 32 | high)
@@ -472,7 +484,7 @@ SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
   std::vector<std::pair<Episode, size_t>> episodes;  // with their lock
   for (size_t lock = 0; lock < by_lock.size(); ++lock) {
     if (by_lock[lock].empty()) continue;
-    OverlapSweep sweep(by_lock[lock], ClientSlots(ev), in.max_examples);
+    OverlapSweep sweep(by_lock[lock], ClientSlots(ev), in.max_examples, in.holders_allowed);
     sweep.Run();
     const SafetyResult& s = sweep.result();
     r.violations += s.violations;
@@ -510,6 +522,8 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
   std::vector<int64_t> latest_enter_us(locks.size(), kNever);
   std::vector<int64_t> top_fence(locks.size(), -1);
   std::vector<int64_t> last_fence(ClientSlots(ev), -1);  // each client's token at its latest enter
+  std::vector<int64_t> readers_inside(locks.size(), 0);  // rwlock: read holds open now, per lock
+  std::vector<bool> reading(ClientSlots(ev), false);
   int64_t negative_stock_orders = 0;
 
   for (size_t i = 0; i < ev.size();) {
@@ -517,15 +531,27 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
     while (j < ev.size() && ev[j].t_us == ev[i].t_us) ++j;
     // Enters of this instant first: an enter "at or before" a write counts even if logged
     // after it.
+    // Readers leaving at this instant are gone before a write of it (a handoff, not a stale read).
     for (size_t k = i; k < j; ++k) {
       const Event& e = ev[k];
-      if (e.type != Ev::kEnter || e.client < 0) continue;
-      last_enter_us[static_cast<size_t>(e.client)] = e.t_us;
-      last_fence[static_cast<size_t>(e.client)] = e.value;
+      if (e.client < 0) continue;
+      const auto c = static_cast<size_t>(e.client);
       const size_t lock = locks.of(e.client);
-      if (e.value >= 0 && e.value < top_fence[lock]) continue;  // a stale token's holder
-      top_fence[lock] = std::max(top_fence[lock], e.value);
-      latest_enter_us[lock] = e.t_us;
+      if (e.type == Ev::kEnter) {
+        last_enter_us[c] = e.t_us;
+        last_fence[c] = e.value;
+        if (e.detail == kReadHold && !reading[c]) {
+          reading[c] = true;
+          ++readers_inside[lock];
+          ++r.read_holds;
+        }
+        if (e.value >= 0 && e.value < top_fence[lock]) continue;  // a stale token's holder
+        top_fence[lock] = std::max(top_fence[lock], e.value);
+        latest_enter_us[lock] = e.t_us;
+      } else if ((e.type == Ev::kExit || e.type == Ev::kCrash) && reading[c]) {
+        reading[c] = false;
+        --readers_inside[lock];
+      }
     }
     for (size_t k = i; k < j; ++k) {
       const Event& e = ev[k];
@@ -538,6 +564,7 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
         ++r.stale_reads_rejected;
       } else if (e.type == Ev::kWriteOk) {
         ++r.writes_accepted;
+        if (readers_inside[locks.of(e.client)] > 0) ++r.stale_reads;  // a reader is inside: it read old data
         // A write by a client that never entered counts as stale once anyone has entered.
         int64_t own_us = e.client < 0 ? kNever : last_enter_us[static_cast<size_t>(e.client)];
         const int64_t own_fence = e.client < 0 ? -1 : last_fence[static_cast<size_t>(e.client)];

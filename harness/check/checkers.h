@@ -1,7 +1,8 @@
 // Checkers: pure functions from a History to the figures a report carries.
 //
 // A holder is a client between its kEnter and its kExit (or its kCrash, or the end of the
-// run). A pause does not end a hold: a frozen client still believes it holds the lock.
+// run). A pause does not end a hold: a frozen client still believes it holds the lock. A
+// reader's hold (kEnter detail kReadHold) may overlap other readers' but not a writer's.
 //
 // Locks: by default every client uses one shared lock. CheckInput::lock_of_client names the lock
 // of each client when they use several (one key per client, or a recorded history whose
@@ -27,13 +28,16 @@ struct Violation {
   std::string lock;             // the lock they overlapped on ("": the shared lock)
 };
 
-// With several locks: the sums (and maximum) over the locks.
+// With several locks: the sums (and maximum) over the locks. "Too many" holders is 2 or more,
+// or more than CheckInput::holders_allowed (a semaphore's permits), with a writer among them
+// (readers alone never are): a writer overlapping anyone, for a read-write lock.
 struct SafetyResult {
-  int64_t violations = 0;           // overlap episodes: times a lock's holder count rose to 2+
-  double overlap_ms_total = 0;      // total true time with 2+ holders, summed over the locks
+  int64_t violations = 0;           // overlap episodes: times a lock's holder count rose to too many
+  double overlap_ms_total = 0;      // total true time with too many holders, summed over the locks
   int max_concurrent_holders = 0;   // of any one lock
-  // Every unordered pair of clients {a, b} (a < b) that held at the same instant at least once
-  // (a zero-length hold inside another counts; a handoff at one instant does not), sorted, unique.
+  // Every unordered pair of clients {a, b} (a < b) that held at the same instant while there were
+  // too many holders, at least once (a zero-length hold inside another counts; a handoff at one
+  // instant does not), sorted, unique. With one holder allowed: every pair that held together.
   std::vector<std::pair<int, int>> overlapping_pairs;
   std::vector<Violation> examples;  // the first few violations (by start), with timelines
 };
@@ -51,6 +55,10 @@ struct ResourceResult {
   int64_t stale_writes_accepted = 0;
   int64_t stale_writes_rejected = 0;
   int64_t stale_reads_rejected = 0;  // reads the resource refused (a fence below one it saw)
+  // rwlock: writes accepted while a reader of the writer's lock was inside its critical section
+  // (what it read changed under it: damage), and how many read holds there were.
+  int64_t stale_reads = 0;
+  int64_t read_holds = 0;
 };
 
 struct LivenessResult {
@@ -99,6 +107,8 @@ struct CheckInput {
   // Empty (the default): every client on one lock. A history whose operations name their lock
   // can be judged by numbering each (process, lock) pair as a client of its own.
   std::map<int, std::string> lock_of_client;
+  // How many clients may hold one lock at once: 1 for a lock, the permits of a semaphore.
+  int holders_allowed = 1;
 };
 
 struct CheckResult {

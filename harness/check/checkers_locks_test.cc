@@ -172,5 +172,63 @@ TEST(CheckLocksTest, AKeyPerClientRunIsJudgedPerKey) {
   EXPECT_GT(CheckMutualExclusion(h, one_lock).max_concurrent_holders, 1);
 }
 
+// A semaphore of N permits (CheckInput::holders_allowed): N holders are fine, the (N+1)-th is
+// a violation, and only the holds that made them too many form pairs.
+TEST(CheckLocksTest, HoldersAllowedCountsOnlyHoldersBeyondThePermits) {
+  Events e;
+  e.At(0, 0, Ev::kEnter).At(10, 1, Ev::kEnter).At(20, 2, Ev::kEnter);  // three at once from 20 ms
+  e.At(30, 0, Ev::kExit).At(40, 3, Ev::kEnter);                        // three again from 40 ms
+  e.At(50, 1, Ev::kExit).At(60, 2, Ev::kExit).At(70, 3, Ev::kExit);
+  CheckInput in;
+  in.end_us = Us(100);
+  in.holders_allowed = 3;
+  SafetyResult ok = CheckMutualExclusion(e.history(), in);
+  EXPECT_EQ(ok.violations, 0);
+  EXPECT_EQ(ok.max_concurrent_holders, 3);
+  EXPECT_TRUE(ok.overlapping_pairs.empty());
+  EXPECT_DOUBLE_EQ(ok.overlap_ms_total, 0);
+
+  in.holders_allowed = 2;
+  SafetyResult two = CheckMutualExclusion(e.history(), in);
+  EXPECT_EQ(two.violations, 2);  // 20..30 ms and 40..50 ms
+  EXPECT_DOUBLE_EQ(two.overlap_ms_total, 20);
+  EXPECT_EQ(two.overlapping_pairs, (std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {1, 3}, {2, 3}}));
+  ASSERT_EQ(two.examples.size(), 2u);
+  EXPECT_EQ(two.examples[0].clients, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(two.examples[0].start_us, Us(20));
+  EXPECT_EQ(two.examples[0].end_us, Us(30));
+
+  in.holders_allowed = 1;  // a lock: every overlap counts
+  EXPECT_EQ(CheckMutualExclusion(e.history(), in).violations, 1);
+}
+
+// A read-write lock: readers (kEnter detail "read") share, a writer overlapping anyone is a
+// violation, and a write while a reader is inside is a stale read.
+TEST(CheckLocksTest, ReadersShareAndAWriterWithAnyoneIsAViolation) {
+  History h;
+  h.Add(Us(0), 0, Ev::kEnter, -1, kReadHold);
+  h.Add(Us(10), 1, Ev::kEnter, -1, kReadHold);  // two readers: fine
+  h.Add(Us(20), 0, Ev::kExit);
+  h.Add(Us(30), 2, Ev::kEnter);                  // a writer while reader 1 reads
+  h.Add(Us(35), 2, Ev::kWriteOk, 1);             // ... and writes under it: stale
+  h.Add(Us(40), 1, Ev::kExit);
+  h.Add(Us(45), 2, Ev::kWriteOk, 2);             // alone now: fine
+  h.Add(Us(50), 2, Ev::kExit);
+  h.Add(Us(60), 3, Ev::kEnter, -1, kReadHold);
+  h.Add(Us(70), 3, Ev::kExit);
+  CheckInput in;
+  in.end_us = Us(100);
+  in.counter_final = 2;
+  const SafetyResult s = CheckMutualExclusion(h, in);
+  EXPECT_EQ(s.violations, 1);
+  EXPECT_DOUBLE_EQ(s.overlap_ms_total, 10);
+  EXPECT_EQ(s.overlapping_pairs, (std::vector<std::pair<int, int>>{{1, 2}}));
+  EXPECT_EQ(s.max_concurrent_holders, 2);
+  const ResourceResult r = CheckResource(h, in);
+  EXPECT_EQ(r.read_holds, 3);
+  EXPECT_EQ(r.stale_reads, 1);
+  EXPECT_EQ(r.writes_accepted, 2);
+}
+
 }  // namespace
 }  // namespace locklab

@@ -54,6 +54,7 @@ RunResult AsRun(const std::string& path, RecordedHistory& h) {
   r.counter_final = h.counter_final;
   r.stock_final = h.stock_final;
   r.replay = "locklab check " + ShellQuote(path);
+  if (h.input.holders_allowed != 1) r.replay += " --holders-allowed " + std::to_string(h.input.holders_allowed);
   r.notes.push_back(std::to_string(h.lines) + " lines, " + std::to_string(h.processes) +
                     " processes; faults are the history's own (its crash, pause and fault lines)");
   return r;
@@ -94,9 +95,14 @@ void AddCheckFlags(CLI::App* app, CheckFlags* f) {
       ->type_name("FILE");
   app->add_option("--out", f->out, "report file (default results/check-<HISTORY's name>.json)")->type_name("FILE");
   app->add_flag("--quiet", f->quiet, "no table on stdout (the report path and replay command still print)");
+  app->add_option("--holders-allowed", f->holders_allowed,
+                  "holders allowed at once (a semaphore's permits; default 1: a lock)")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
   app->footer(
       "\nA line: {\"time\": NS, \"process\": N, \"type\": \"invoke\"|\"ok\"|\"fail\"|\"info\",\n"
-      "          \"f\": \"acquire\"|\"release\"|\"read\"|\"write\", \"value\": ..., \"lock\": \"name\"}\n"
+      "          \"f\": \"acquire\"|\"release\"|\"read\"|\"write\", \"value\": ..., \"lock\": \"name\",\n"
+      "          \"mode\": \"read\" (an acquire ok: a reader's shared hold)}\n"
       "Examples:\n"
       "  locklab run --algorithm token --gc-pause-ms 1500 --gc-pause-rate 0.5 --history-out h.jsonl\n"
       "  locklab check h.jsonl                 the run's verdicts again, from its history\n"
@@ -118,6 +124,7 @@ int CheckCommand(const CheckFlags& f) {
   if (!text.ok()) return BadInput(text.status().message());
   Result<RecordedHistory> parsed = ParseJepsenHistory(*text);
   if (!parsed.ok()) return BadInput(f.history + " " + parsed.status().message());
+  parsed->input.holders_allowed = f.holders_allowed;
   const RunResult r = AsRun(f.history, *parsed);
   if (!f.quiet) {
     std::fputs(RunsTable({r}).c_str(), stdout);

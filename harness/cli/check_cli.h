@@ -15,6 +15,7 @@ struct CheckFlags {
   std::string history;
   std::string out;  // "" = results/check-<history file's stem>.json
   bool quiet = false;
+  int holders_allowed = 1;  // a semaphore's permits: that many holders at once are no violation
 };
 
 void AddCheckFlags(CLI::App* app, CheckFlags* f);

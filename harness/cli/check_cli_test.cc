@@ -56,6 +56,35 @@ TEST_F(CheckCliTest, ARunsHistoryGetsTheRunsVerdicts) {
   EXPECT_GE(with_violation, 3);
 }
 
+// Readers keep their mode through the file ("mode": "read"), and a semaphore's permits come from
+// --holders-allowed: the history gets the run's verdicts (readers and 3 permits share the lock).
+TEST_F(CheckCliTest, ReadersAndPermitsKeepTheRunsVerdicts) {
+  struct Case {
+    std::vector<std::string> run;
+    std::vector<std::string> check;
+  };
+  const std::vector<Case> cases = {
+      {{"--algorithm", "rwlock", "--read-ratio", "0.5", "--gc-pause-ms", "1500", "--gc-pause-rate", "0.5"}, {}},
+      {{"--algorithm", "semaphore:permits=3", "--gc-pause-ms", "1500", "--gc-pause-rate", "0.5"},
+       {"--holders-allowed", "3"}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string n = "m" + std::to_string(i);
+    std::vector<std::string> args = {"run", "--no-progress", "--quiet", "--out", Path("run" + n + ".json"),
+                                     "--history-out", Path("h" + n + ".jsonl")};
+    args.insert(args.end(), cases[i].run.begin(), cases[i].run.end());
+    ASSERT_EQ(Cli(args), kExitOk) << n;
+    std::vector<std::string> check = {"check", Path("h" + n + ".jsonl"), "--quiet", "--out", Path("check" + n + ".json")};
+    check.insert(check.end(), cases[i].check.begin(), cases[i].check.end());
+    ::testing::internal::CaptureStdout();
+    ASSERT_EQ(Cli(check), kExitOk);
+    ::testing::internal::GetCapturedStdout();
+    const nlohmann::json run = RunOf(Path("run" + n + ".json")), judged = RunOf(Path("check" + n + ".json"));
+    EXPECT_EQ(run["safety"], judged["safety"]) << n;
+    EXPECT_GT(run["safety"]["max_concurrent_holders"].get<int>(), 1) << n;  // sharing happened
+  }
+}
+
 TEST_F(CheckCliTest, BadHistoriesExit2WithTheLineAndWriteNothing) {
   std::filesystem::create_directories(dir_);
   {

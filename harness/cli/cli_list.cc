@@ -68,6 +68,8 @@ std::string ListText() {
     out += "  " + PadTo(a.name, 13) + a.summary + "\n";
     if (a.nodes != 1) out += "      needs " + std::to_string(a.nodes) + " Redis nodes\n";
     if (!a.uses_ttl) out += "      no TTL: --ttl-ms does not apply\n";
+    if (a.needs_replica) out += "      runs on a master with a replica (--replica is implied)\n";
+    if (a.lock_free) out += "      seckill workload only: sells the stock kept in Redis, no lock\n";
     out += OptionLines(a.options, "--opt");
   }
   out += "\nretry policies (--retry NAME; --retry-opt opt=v)\n";
@@ -84,6 +86,8 @@ std::string ListText() {
          "damage\n";
   out += "  with fencing tokens (fencing, redlock:fence=on) the resource rejects reads and writes whose token is "
          "below the highest seen\n";
+  out += "  reentrant:depth=N re-enters: N nested acquires and releases inside each critical section\n";
+  out += "  semaphore:permits=N lets N clients hold at once: the checker counts N+1 holders as a violation\n";
   out += "\nfaults (all off by default; flags of `locklab run`, or the \"faults\" object of a config file)\n";
   for (const SpecField& f : SpecFields())
     if (f.in_faults) out += "  " + PadTo(f.flag(), 20) + f.help + "\n";

@@ -65,6 +65,43 @@ TEST(RealBaselines, LocalMutexOnOneAppServerIsALockAndNoLockIsNot) {
   EXPECT_EQ(none.check.liveness.acquired, 40);
 }
 
+// The lock-free baselines sell exactly the stock on real Redis too: the Lua script, and WATCH /
+// MULTI / EXEC on each client's one connection (some EXECs abort and are retried).
+TEST(RealBaselines, LockfreeSellersSellExactlyTheStock) {
+  for (const char* name : {"lockfree-lua", "lockfree-watch"}) {
+    RunSpec s = RealSpec(name);
+    s.workload = "seckill";
+    s.stock = 25;
+    RunResult r = RunReal(s);
+    EXPECT_EQ(r.check.resource.orders, 25) << name;
+    EXPECT_EQ(r.check.resource.oversold, 0) << name;
+    EXPECT_EQ(r.stock_final, 0) << name;
+    EXPECT_EQ(r.check.liveness.acquired, 40) << name;
+  }
+}
+
+TEST(RealBaselines, SemaphoreAdmitsUpToItsPermits) {
+  RunSpec s = RealSpec("semaphore");
+  s.algorithm_options.Set("permits", "2");
+  s.hold_ms = 20;
+  RunResult r = RunReal(s);
+  EXPECT_EQ(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.safety.max_concurrent_holders, 2);
+  EXPECT_EQ(r.check.liveness.acquired, 40);
+}
+
+TEST(RealBaselines, RwLockReadersShareAndNothingReadIsStale) {
+  RunSpec s = RealSpec("rwlock");
+  s.read_ratio = 0.6;
+  s.hold_ms = 10;
+  RunResult r = RunReal(s);
+  EXPECT_EQ(r.check.safety.violations, 0);
+  EXPECT_EQ(r.check.resource.stale_reads, 0);
+  EXPECT_GT(r.check.resource.read_holds, 0);
+  EXPECT_EQ(r.check.liveness.acquired, 40);
+  EXPECT_EQ(r.counter_final, r.check.resource.writes_accepted);
+}
+
 TEST(RealFaults, TokenHolderPausedPastItsTtlOverlapsItsSuccessor) {
   RunSpec s = RealSpec("token");
   s.clients = 2;

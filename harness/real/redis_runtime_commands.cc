@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <limits>
 
 #include "harness/real/hiredis_reply.h"
@@ -79,10 +80,11 @@ void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
   rec->call = call;
   rec->cmd = std::move(call->cmd);
   rec->start_us = TrueNowUs();
-  // A BLPOP may wait its own timeout at the node: the command timeout counts from after it.
+  // A BLPOP or a WAIT may wait its own timeout at the node: the command timeout counts from after it.
   int64_t block_ms = -1;
   const bool blpop = sim::BlpopTimeoutMs(rec->cmd, &block_ms);
-  if (blpop && block_ms > 0) {
+  const bool wait = !blpop && sim::WaitTimeoutMs(rec->cmd, &block_ms);
+  if ((blpop || wait) && block_ms > 0) {
     int64_t at = rec->start_us + cfg.command_timeout_us;
     if (block_ms > std::numeric_limits<int64_t>::max() / 1000 || __builtin_add_overflow(at, block_ms * 1000, &at))
       at = std::numeric_limits<int64_t>::max() / 2;
@@ -102,6 +104,10 @@ void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
   }
   if (blpop && block_ms == 0) {  // Redis would block this connection forever: refused, as by the simulator
     Decide(rec, Reply::Error(sim::kBlockForeverError), /*direct=*/false);
+    return;
+  }
+  if (wait && block_ms == 0 && std::strtoll(rec->cmd.argv[1].c_str(), nullptr, 10) > 0) {  // likewise
+    Decide(rec, Reply::Error(sim::kWaitForeverError), /*direct=*/false);
     return;
   }
   int64_t extra_us = 0;

@@ -185,6 +185,11 @@ json RunJson(const RunResult& r) {
                    {"counter_final", r.counter_final},
                    {"stock_final", r.stock_final}}},
                  {"examples", examples}};
+  // Only for runs with readers (rwlock), so that earlier reports keep their bytes.
+  if (res.read_holds > 0) {
+    safety["resource"]["read_holds"] = res.read_holds;
+    safety["resource"]["stale_reads"] = res.stale_reads;
+  }
   const LivenessResult& l = c.liveness;
   json liveness = {{"acquired", l.acquired},
                    {"failed", l.failed},

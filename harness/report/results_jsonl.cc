@@ -11,7 +11,8 @@ namespace locklab {
 bool FoundViolation(const RunResult& r) {
   const SafetyResult& s = r.check.safety;
   const ResourceResult& res = r.check.resource;
-  return s.violations > 0 || res.lost_updates > 0 || res.oversold > 0 || res.stale_writes_accepted > 0;
+  return s.violations > 0 || res.lost_updates > 0 || res.oversold > 0 || res.stale_writes_accepted > 0 ||
+         res.stale_reads > 0;
 }
 
 std::string FullReportName(size_t run) { return "run-" + std::to_string(run) + ".json"; }

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <string_view>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -182,6 +183,8 @@ json ToJson(const RunSpec& spec) {
     // The trace mode only when it is not the default: reports written before it existed stay as
     // they were, and read back as "commands".
     if (!f.in_faults && f.key == std::string_view("trace") && spec.trace == kDefaultTrace) continue;
+    // Added after many reports were written: left out at its default so that they keep their bytes.
+    if (std::string_view(f.key) == "read_ratio" && spec.read_ratio == 0) continue;
     (f.in_faults ? faults : j)[f.key] = FieldJson(f, spec);
   }
   json plan = json::array();
@@ -194,9 +197,11 @@ json ToJson(const RunSpec& spec) {
   if (!spec.profile_name.empty()) j["profile_name"] = spec.profile_name;  // informative: ResolveSpec re-derives it
   if (!spec.client_plans.empty()) {
     json plans = json::array();
-    for (const ClientPlan& p : spec.client_plans)
+    for (const ClientPlan& p : spec.client_plans) {
       plans.push_back({{"start_ms", p.start_ms}, {"requests", p.requests}, {"hold_ms", p.hold_ms},
                        {"acquire_timeout_ms", p.acquire_timeout_ms}});
+      if (p.read) plans.back()["read"] = true;  // only when set: earlier reports keep their bytes
+    }
     j["client_plans"] = plans;
   }
   return j;
@@ -206,7 +211,7 @@ namespace {
 
 Status ReadClientPlans(const json& v, std::vector<ClientPlan>* out) {
   if (!v.is_array()) return Status::Invalid("'client_plans' must be a list of objects (got " + ShownJson(v) + ")");
-  const std::vector<std::string> keys = {"start_ms", "requests", "hold_ms", "acquire_timeout_ms"};
+  const std::vector<std::string> keys = {"start_ms", "requests", "hold_ms", "acquire_timeout_ms", "read"};
   std::vector<ClientPlan> plans;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string where = "client_plans[" + std::to_string(i) + "]";
@@ -214,6 +219,11 @@ Status ReadClientPlans(const json& v, std::vector<ClientPlan>* out) {
     LOCKLAB_RETURN_IF_ERROR(CheckJsonKeys(v[i], keys, where + "."));
     ClientPlan p;
     for (const auto& [key, x] : v[i].items()) {
+      if (key == "read") {
+        if (!x.is_boolean()) return Status::Invalid(Quote(where + ".read") + " must be true or false (got " + ShownJson(x) + ")");
+        p.read = x.get<bool>();
+        continue;
+      }
       int64_t* field = key == "start_ms" ? &p.start_ms : key == "requests" ? &p.requests
                      : key == "hold_ms"  ? &p.hold_ms  : &p.acquire_timeout_ms;
       LOCKLAB_RETURN_IF_ERROR(ReadInt64(x, where + "." + key, -1, std::numeric_limits<int64_t>::max(), field));

@@ -194,7 +194,9 @@ Status Reader::Completion(const json& j, int64_t line, int client, int64_t t_us,
   if (f == "acquire") {
     if (type == "ok") {
       Add(t_us, client, Ev::kAcquireOk, attempts, error);
-      Add(t_us, client, Ev::kEnter, v.has_counter ? v.counter : v.token);  // the value is the fencing token
+      // the value is the fencing token; "mode": "read" makes it a reader's (shared) hold
+      const bool read = j.contains("mode") && j["mode"].is_string() && j["mode"].get<std::string>() == "read";
+      Add(t_us, client, Ev::kEnter, v.has_counter ? v.counter : v.token, read ? kReadHold : "");
     } else {
       Add(t_us, client, type == "fail" ? Ev::kAcquireFail : Ev::kAcquireUnknown, attempts, error);
     }
@@ -319,6 +321,7 @@ void Writer::One(size_t i) {
       const Event* enter = e.type == Ev::kEnter ? &e : Take(i, Ev::kEnter);
       ojson j = Op(e, "ok", "acquire");
       if (enter != nullptr && enter->value >= 0) j["value"] = enter->value;
+      if (enter != nullptr && enter->detail == kReadHold) j["mode"] = "read";
       if (e.type == Ev::kAcquireOk) j["attempts"] = e.value;
       return Emit(j, e);
     }

@@ -4,6 +4,7 @@
 //
 //   acquire invoke         -> kAcquireStart        release invoke    -> kExit, kReleaseStart
 //   acquire ok             -> kAcquireOk, kEnter   release ok/fail/info -> kReleaseOk/Fail/Unknown
+//                             ("mode": "read" on it: a reader's shared hold, kEnter detail kReadHold)
 //   acquire fail / info    -> kAcquireFail / kAcquireUnknown
 //   read ok / fail         -> kRead / kReadRejected  (a read or write is judged at its completion)
 //   write ok / fail        -> kWriteOk / kWriteRejected (write info: not counted)

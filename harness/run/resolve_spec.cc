@@ -48,10 +48,13 @@ Status ResolveNames(RunSpec* s) {
   WorkloadKind wk;
   if (!ParseWorkload(s->workload, &wk))
     return Status::Invalid("unknown workload '" + s->workload + "' (counter, seckill)");
+  if (alg->lock_free && wk != WorkloadKind::kSeckill)
+    return Status::Invalid(s->algorithm + " sells stock kept in Redis: it runs only with --workload seckill");
   if (s->nodes == 0) s->nodes = alg->nodes;
   TraceMode tm;
   if (!ParseTraceMode(s->trace, &tm))
     return Status::Invalid("unknown trace '" + s->trace + "' (commands, locks, none)");
+  if (alg->needs_replica) s->replica = true;
   return Status::Ok();
 }
 
@@ -68,6 +71,7 @@ Status CheckSizes(const RunSpec* s) {
   if (s->command_timeout_ms < 1) return Status::Invalid("command_timeout_ms must be >= 1");
   if (s->max_duration_ms < 1) return Status::Invalid("max_duration_ms must be >= 1");
   if (s->stock < 0) return Status::Invalid("stock must be >= 0");
+  if (!(s->read_ratio >= 0 && s->read_ratio <= 1)) return Status::Invalid("read_ratio must be in [0, 1]");
   if (s->nodes < 1 || s->nodes > kMaxNodes)
     return Status::Invalid("nodes must be in [1, " + std::to_string(kMaxNodes) + "]");
   const std::pair<const char*, int64_t> times[] = {

@@ -92,11 +92,14 @@ void StartClients(const RunSpec& spec, Runtime& rt, History& history, ClientSet&
   state.hold_ms = spec.hold_ms;
   state.acquire_timeout_ms = spec.acquire_timeout_ms;
   state.resource.value = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
+  state.lock_free = alg->lock_free;
+  state.read_ratio = spec.read_ratio;
   state.history = &history;
   state.runtime = &rt;
   LockConfig lc;
   lc.ttl_ms = spec.ttl_ms;
   lc.options = spec.algorithm_options;
+  lc.stock = spec.stock;
   // `local`: one in-process mutex per application server, shared by the run's clients.
   const int app_servers = std::max(1, spec.app_servers);
   lc.local_mutexes = std::make_shared<LocalMutexes>();
@@ -169,6 +172,8 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   in.counter_initial = 0;
   in.counter_final = state.kind == WorkloadKind::kCounter ? state.resource.value : 0;
   in.stock_initial = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
+  if (const AlgorithmInfo* alg = FindAlgorithm(spec.algorithm); alg != nullptr && !alg->holders_option.empty())
+    in.holders_allowed = static_cast<int>(spec.algorithm_options.GetInt(alg->holders_option));
   if (spec.key_per_client)  // each client on its lock: judged per lock
     for (int c = 0; c < spec.clients; ++c) in.lock_of_client[c] = LockConfig().key + ":" + std::to_string(c);
   res.counter_final = in.counter_final;

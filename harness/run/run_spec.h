@@ -35,6 +35,7 @@ struct ClientPlan {
   int64_t requests = 1;
   int64_t hold_ms = 0;
   int64_t acquire_timeout_ms = -1;  // -1: the run's acquire_timeout_ms
+  bool read = false;                 // its requests take the lock for reading (rwlock)
   bool operator==(const ClientPlan&) const = default;
 };
 
@@ -57,6 +58,8 @@ struct RunSpec {
   int nodes = 0;                      // Redis endpoints; 0 = what the algorithm needs
   bool replica = false;               // endpoint 0 has an asynchronous replica (failover)
   int64_t stock = 100;                // seckill: initial stock
+  double read_ratio = 0;              // share of requests that only read the resource under a read
+                                      // lock (rwlock; other locks take their one lock either way)
   uint64_t seed = 1;
   // The simulator's cost profile (harness/run/profile.h): "default" (the committed
   // harness/profiles/default.json), "legacy" (the old fixed costs, sim::LegacyCostModel) or a

@@ -44,6 +44,10 @@ const std::vector<SpecField>& SpecFields() {
       {"replica", false, "endpoint 0 has an asynchronous replica (needed by the failover fault)",
        [](RunSpec& s) -> FieldPtr { return &s.replica; }},
       {"stock", false, "seckill: initial stock", [](RunSpec& s) -> FieldPtr { return &s.stock; }},
+      {"read_ratio", false,
+       "share of requests, [0, 1], that only read the resource under a read lock (rwlock: readers share it, a "
+       "writer excludes everyone; a write while a reader is inside is a stale read)",
+       [](RunSpec& s) -> FieldPtr { return &s.read_ratio; }},
       {"seed", false, "seed of every random choice (network, clocks, pauses, tokens)",
        [](RunSpec& s) -> FieldPtr { return &s.seed; }},
       {"profile", false,

@@ -4,7 +4,12 @@
 //
 //   counter: read the value, think hold_ms, write value+1   (a lost update is damage)
 //   seckill: read the stock, if > 0 think hold_ms, write stock-1 and record an order
-//            (more orders than the initial stock is oversell)
+//            (more orders than the initial stock is oversell); with a lock-free algorithm
+//            (lockfree-lua, lockfree-watch) the stock lives in Redis and a request is one
+//            sale made there, recorded as an order with the stock Redis says is left
+//   either, with --read-ratio (or a scenario client's mode "read"): that share of requests only
+//            reads, for hold_ms, under a read lock (Lock::set_read); its kEnter carries the
+//            detail "read" (sim/history.h kReadHold), which the checkers judge as shared
 //
 // The protected resource lives in the harness's memory (like a database row next to the lock
 // service). When the lock hands out fencing tokens, the resource checks the token on every
@@ -57,6 +62,8 @@ struct WorkloadState {
   int64_t next_request = 0;
   int64_t hold_ms = 0;
   int64_t acquire_timeout_ms = 0;
+  bool lock_free = false;  // the algorithm sells the stock in Redis (AlgorithmInfo::lock_free)
+  double read_ratio = 0;   // share of requests that only read, under a read lock (rwlock)
   Resource resource;
   History* history = nullptr;
   Runtime* runtime = nullptr;

@@ -260,7 +260,7 @@ Status ReadClientNames(const json& doc, Scenario* sc) {
     for (size_t i = 0; i < cl.size(); ++i) {
       const std::string w = "clients[" + std::to_string(i) + "]";
       LOCKLAB_RETURN_IF_ERROR(
-          CheckKeys(cl[i], {"name", "start_ms", "requests", "hold_ms", "acquire_timeout_ms", "why"}, w));
+          CheckKeys(cl[i], {"name", "start_ms", "requests", "hold_ms", "acquire_timeout_ms", "mode", "why"}, w));
       std::string name = "c" + std::to_string(i);
       LOCKLAB_RETURN_IF_ERROR(ReadOptionalString(cl[i], "name", w + ".name", &name));
       if (ClientIndex(*sc, name) >= 0) return Status::Invalid(w + ": client name '" + name + "' is used twice");
@@ -399,6 +399,12 @@ Status ReadClientPlans(const Scenario& sc, const Params& p, RunSpec* s) {
        : k == "requests" ? plan.requests
        : k == "hold_ms"  ? plan.hold_ms
                          : plan.acquire_timeout_ms) = *x;
+    }
+    if (cl[i].contains("mode")) {  // "read" or "write" (the default): what its requests take the lock for
+      const json& m = cl[i]["mode"];
+      if (!m.is_string() || (m != "read" && m != "write"))
+        return Status::Invalid(w + ".mode must be \"read\" or \"write\" (got " + m.dump() + ")");
+      plan.read = m == "read";
     }
     s->client_plans.push_back(plan);
   }
@@ -584,10 +590,11 @@ Verdict Judge(const ScenarioRun& run, const RunResult& r) {
     judge(!HasPair(safety.overlapping_pairs, p), pair_text(p) + " apart",
           HasPair(safety.overlapping_pairs, p) ? pair_text(p) + " overlap" : pair_text(p) + " apart");
   if (e.damage.has_value()) {
-    const int64_t damage = res.lost_updates + res.oversold + res.stale_writes_accepted;
+    const int64_t damage = res.lost_updates + res.oversold + res.stale_writes_accepted + res.stale_reads;
     std::string o = damage > 0 ? "damage (lost " + std::to_string(res.lost_updates) + ", oversold " +
                                      std::to_string(res.oversold) + ", stale " +
-                                     std::to_string(res.stale_writes_accepted) + ")"
+                                     std::to_string(res.stale_writes_accepted) +
+                                     (res.stale_reads > 0 ? ", stale reads " + std::to_string(res.stale_reads) : "") + ")"
                                : "no damage";
     judge(*e.damage == (damage > 0), *e.damage ? "damage" : "no damage", o);
   }

@@ -147,20 +147,24 @@ TEST(Scenarios, RedlockClockJumpSurvivesOneSlowCommand) {
   }
 }
 
-// The documents' scenarios, all present; plus the two from the Redlock debate.
+// The documents' scenarios, all present; plus the two from the Redlock debate and the five of
+// the locks users ask for (semaphore, reentrant, rwlock, lock-free seckill, WAIT).
 TEST(Scenarios, EveryDocumentedScenarioHasAFile) {
   const std::set<std::string> want = {
       "crash-no-ttl",      "setnx-expire-gap", "expired-del-race",   "getset-nil",         "timestamp-clock-skew",
       "lock-overwrite",    "delayed-del",      "pause-misdelete",    "get-then-del",       "replica-failover",
       "long-task",         "watchdog-stale-renew", "gc-pause",       "redlock-clock-jump", "redlock-slow-acquire",
-      "seckill-oversell",  "retry-strategies", "redlock-pause-during-acquire", "redlock-node-restart"};
+      "seckill-oversell",  "retry-strategies", "redlock-pause-during-acquire", "redlock-node-restart",
+      "semaphore-pause",   "reentrant-wrong-count", "seckill-lockfree", "wait-failover", "rwlock-pause"};
   std::set<std::string> have;
   for (const Scenario& sc : AllScenarios()) have.insert(sc.id);
   for (const auto& id : want) EXPECT_TRUE(have.count(id)) << id;
   const std::set<std::string> real = {"crash-no-ttl",      "setnx-expire-gap",   "expired-del-race", "timestamp-clock-skew",
                                       "delayed-del",       "pause-misdelete",    "get-then-del",     "replica-failover",
                                       "long-task",         "gc-pause",           "redlock-clock-jump",
-                                      "redlock-slow-acquire", "seckill-oversell", "retry-strategies"};
+                                      "redlock-slow-acquire", "seckill-oversell", "retry-strategies",
+                                      "semaphore-pause",   "reentrant-wrong-count", "seckill-lockfree", "wait-failover",
+                                      "rwlock-pause"};
   for (const Scenario& sc : AllScenarios()) {
     if (real.count(sc.id) != 0) {
       EXPECT_TRUE(sc.runs_on("redis")) << sc.id << " must also run on real Redis";

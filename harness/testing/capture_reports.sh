@@ -42,3 +42,9 @@ run --config harness/experiments/retry-strategies.json
 run --config harness/experiments/retry-fifo.json
 # active expiry: the key expires untouched, the node's clock steps back, the release must not find it
 run --algorithm token --clients 1 --requests 2 --ttl-ms 100 --hold-ms 300 --fault node_clock_jump:at_ms=250,target=0,delta_ms=-5000
+# the locks users ask for: semaphore, reentrant, WAIT, the lock-free seckill (appended: earlier runs keep their numbers)
+run --algorithm semaphore:permits=3 --gc-pause-ms 1500 --gc-pause-rate 0.5 --hold-ms 100
+run --algorithm reentrant:depth=2 --gc-pause-ms 1500 --gc-pause-rate 0.5 --hold-ms 100
+run --algorithm wait --fault failover:at_ms=100,target=0,duration_ms=200
+run --algorithm lockfree-lua --workload seckill --stock 50
+run --algorithm lockfree-watch --workload seckill --stock 50 --net-delay-ms 1
