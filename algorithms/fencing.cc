@@ -30,8 +30,7 @@ class FencingLock : public Lock {
     const std::string token = std::move(token_);
     token_.clear();
     Reply r = co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
-    if (r.is_timeout()) co_return Outcome::kUnknown;
-    co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    co_return OutcomeOfOne(r);
   }
 
   int64_t fence() const override { return fence_; }

@@ -57,8 +57,7 @@ class FifoLock : public Lock {
     token_.clear();
     Reply r = co_await env_.Send(
         0, Command::Run(Script::kFifoRelease, 2, cfg_.key, queue_, token, std::to_string(cfg_.ttl_ms)));
-    if (r.is_timeout()) co_return Outcome::kUnknown;
-    co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    co_return OutcomeOfOne(r);
   }
 
  private:

@@ -29,6 +29,11 @@ const char* OutcomeName(Outcome o) {
   return "?";
 }
 
+Outcome OutcomeOfOne(const Reply& r) {
+  if (r.is_timeout()) return Outcome::kUnknown;
+  return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+}
+
 const std::vector<AlgorithmInfo>& Algorithms() {
   static const std::vector<AlgorithmInfo> all = {NaiveInfo(),    NaiveExpireInfo(), TimestampInfo(), TokenInfo(),
                                                  WatchdogInfo(), RedlockInfo(),     FencingInfo(),   FifoInfo(),

@@ -19,6 +19,9 @@ namespace locklab {
 // Jepsen's three outcomes: kUnknown means the attempt may have taken effect (a timeout).
 enum class Outcome : uint8_t { kOk, kFail, kUnknown };
 const char* OutcomeName(Outcome o);
+// The usual reading of a lock command's integer reply: a timeout is unknown, 1 is done, anything
+// else (0, nil, an error) failed.
+Outcome OutcomeOfOne(const Reply& r);
 
 // The in-process mutexes of the `local` algorithm: one per application server, shared by every
 // client of a run (all clients live in one OS process on both backends, so plain memory is

@@ -32,8 +32,7 @@ class NaiveLock : public Lock {
 
   Task<Outcome> Release() override {
     Reply r = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
-    if (r.is_timeout()) co_return Outcome::kUnknown;
-    co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    co_return OutcomeOfOne(r);
   }
 
  private:

@@ -48,8 +48,7 @@ class ReentrantLock : public Lock {
     held_ = held_ > 0 ? held_ - 1 : 0;
     if (release_del_ && level > 1) {  // the broken variant's nested release
       Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
-      if (d.is_timeout()) co_return Outcome::kUnknown;
-      co_return d.is_int(1) ? Outcome::kOk : Outcome::kFail;
+      co_return OutcomeOfOne(d);
     }
     Reply r = co_await env_.Send(
         0, Command::Run(Script::kReentrantRelease, 1, cfg_.key, owner_, std::to_string(cfg_.ttl_ms)));

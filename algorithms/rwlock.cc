@@ -47,8 +47,7 @@ class RwLock : public Lock {
     id_.clear();
     Command cmd = held_read_ ? Command::Of("ZREM", readers_, id) : Command::Run(Script::kCompareAndDelete, 1, cfg_.key, id);
     Reply r = co_await env_.Send(0, std::move(cmd));
-    if (r.is_timeout()) co_return Outcome::kUnknown;
-    co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    co_return OutcomeOfOne(r);
   }
 
  private:

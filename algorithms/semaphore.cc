@@ -39,8 +39,7 @@ class Semaphore : public Lock {
     const std::string id = std::move(id_);
     id_.clear();
     Reply r = co_await env_.Send(0, Command::Of("ZREM", cfg_.key, id));
-    if (r.is_timeout()) co_return Outcome::kUnknown;
-    co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    co_return OutcomeOfOne(r);
   }
 
  private:

@@ -69,8 +69,7 @@ class TimestampLock : public Lock {
     if (cur.is_timeout()) co_return Outcome::kUnknown;
     if (!cur.is_string() || cur.str != mine) co_return Outcome::kFail;  // not ours any more
     Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
-    if (d.is_timeout()) co_return Outcome::kUnknown;
-    co_return d.is_int(1) ? Outcome::kOk : Outcome::kFail;
+    co_return OutcomeOfOne(d);
   }
 
  private:

@@ -35,21 +35,18 @@ Task<Outcome> TokenLock::Release() {
   switch (release_) {
     case ReleaseMode::kLua: {
       Reply r = co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
-      if (r.is_timeout()) co_return Outcome::kUnknown;
-      co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+      co_return OutcomeOfOne(r);
     }
     case ReleaseMode::kDel: {
       Reply r = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
-      if (r.is_timeout()) co_return Outcome::kUnknown;
-      co_return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
+      co_return OutcomeOfOne(r);
     }
     case ReleaseMode::kGetThenDel: {
       Reply g = co_await env_.Send(0, Command::Of("GET", cfg_.key));
       if (g.is_timeout()) co_return Outcome::kUnknown;
       if (!g.is_string() || g.str != token) co_return Outcome::kFail;
       Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
-      if (d.is_timeout()) co_return Outcome::kUnknown;
-      co_return d.is_int(1) ? Outcome::kOk : Outcome::kFail;
+      co_return OutcomeOfOne(d);
     }
   }
   co_return Outcome::kFail;

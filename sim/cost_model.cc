@@ -41,6 +41,7 @@ double CostDist::AtUs(double u) const {
 CostModel LegacyCostModel() {
   CostModel m;
   m.name = kLegacyCostName;
+  m.legacy_delay_floor_us = 50;
   m.node.command_us = CostDist::Constant(2);
   m.node.script_us = CostDist::Constant(2);
   m.node.blpop_serve_us = CostDist::Constant(2);

@@ -58,12 +58,16 @@ struct CostModel {
   NodeCosts node;
   ClientCosts client;
   CostDist one_way_us;     // the network path (loopback) one way, before injected delay
+  // The legacy model's stand-in for a path: added to the injected delay's mean (NetModel) by
+  // whoever runs the model (harness/run/sim_runtime.cc). 0 for every measured profile, which has
+  // one_way_us instead; profile files cannot set it.
+  int64_t legacy_delay_floor_us = 0;
 };
 
 // The simulator's model before cost profiles: every node step (command, script, BLPOP served,
-// SUBSCRIBE) a constant 2 µs, no wake-up, no client cost, no path of its own. The harness adds
-// its old loopback floor (50 µs on the injected delay's mean) when it runs this model
-// (harness/run/sim_runtime.cc), which makes `--profile legacy` the old simulator byte for byte.
+// SUBSCRIBE) a constant 2 µs, no wake-up, no client cost, no path of its own, and the old
+// loopback floor as legacy_delay_floor_us = 50 (on the injected delay's mean): `--profile
+// legacy` is the old simulator byte for byte.
 inline constexpr char kLegacyCostName[] = "builtin-legacy";
 CostModel LegacyCostModel();
 

@@ -5,6 +5,7 @@
 
 #include "sim/scripts.h"
 #include "sim/simulator_impl.h"
+#include "sim/store_words.h"
 
 namespace locklab::sim {
 
@@ -13,26 +14,24 @@ namespace {
 int64_t Ns(double us) { return std::llround(std::max(us, 0.0) * 1000.0); }
 int64_t CeilUs(int64_t ns) { return ns <= 0 ? 0 : (ns + 999) / 1000; }
 
-// SameName for an upper-case word, without allocating.
 bool IsPublish(const Command& cmd) {
-  if (cmd.script != Script::kNone || cmd.argv.empty() || cmd.argv[0].size() != 7) return false;
-  static constexpr char kWord[] = "PUBLISH";
-  for (size_t i = 0; i < 7; ++i)
-    if ((cmd.argv[0][i] & ~0x20) != kWord[i]) return false;
-  return true;
+  return cmd.script == Script::kNone && !cmd.argv.empty() && words::EqNoCase(cmd.argv[0], "publish");
 }
 
-int CountScriptCalls(const char* lua) {
-  int n = 0;
-  for (const char* p = lua; (p = std::strstr(p, "redis.call(")) != nullptr; ++p) ++n;
-  return n;
+// By Script: the redis.call's in its Lua text, counted once per process (the texts are constant).
+const std::vector<int>& ScriptCalls() {
+  static const std::vector<int> calls = [] {
+    std::vector<int> n(static_cast<size_t>(Script::kCount), 0);
+    for (const ScriptDef& d : Scripts())
+      for (const char* p = d.lua; (p = std::strstr(p, "redis.call(")) != nullptr; ++p) ++n[static_cast<size_t>(d.id)];
+    return n;
+  }();
+  return calls;
 }
 
 }  // namespace
 
 void Simulator::InitCosts() {
-  script_calls_.assign(static_cast<size_t>(Script::kCount), 0);
-  for (const ScriptDef& d : Scripts()) script_calls_[static_cast<size_t>(d.id)] = CountScriptCalls(d.lua);
   const bool one = config_.cost.client.placement == ClientCosts::Placement::kOneProcess;
   cpu_busy_ns_.assign(one ? 1 : static_cast<size_t>(config_.clients), 0);
   send_shift_us_ = config_.cost.client.send_us.MeanUs();
@@ -52,7 +51,7 @@ double Simulator::CommandCostUs(const Command& cmd, size_t receivers) {
   const NodeCosts& c = config_.cost.node;
   if (cmd.script != Script::kNone) {
     double us = DrawUs(c.script_us);
-    const int calls = script_calls_[static_cast<size_t>(cmd.script)];
+    const int calls = ScriptCalls()[static_cast<size_t>(cmd.script)];
     for (int i = 0; i < calls; ++i) us += DrawUs(c.script_call_us);
     return us;
   }
@@ -71,14 +70,16 @@ int64_t Simulator::Depart(int physical, double cost_us) {
   return CeilUs(node.busy_until_ns);
 }
 
-int64_t Simulator::ClientSendNs(int client, bool held) {
+int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held) {
   const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
   const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
-  int64_t cost_ns = Ns(DrawUs(config_.cost.client.send_us));
+  int64_t cost_ns = Ns(DrawUs(cost));
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
   cpu_busy_ns_[cpu] = start + cost_ns;
   return cpu_busy_ns_[cpu];
 }
+
+int64_t Simulator::ClientSendNs(int client, bool held) { return ChargeCpuNs(client, config_.cost.client.send_us, held); }
 
 int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us) {
   if (config_.cost.one_way_us.points.empty()) return CeilUs(leave_ns) + injected_us;
@@ -110,12 +111,7 @@ bool Simulator::ChargeClient(const Event& ev) {
   }
   const Process& p = *clients_[static_cast<size_t>(client)];
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
-  const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
-  const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
-  int64_t cost_ns = Ns(DrawUs(*cost));
-  if (held) cost_ns += Ns(DrawUs(c.hold_us));
-  cpu_busy_ns_[cpu] = start + cost_ns;
-  const int64_t ready_us = CeilUs(cpu_busy_ns_[cpu]);
+  const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held));
   if (ready_us <= now_us_) return false;
   Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
   return true;

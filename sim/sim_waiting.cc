@@ -71,11 +71,12 @@ void Simulator::ServeReady(int physical) {
   std::vector<std::string> keys;
   node.store.TakeReadyKeys(&keys);
   const bool is_master_with_replica = config_.with_replica && !repl_cut_ && physical == 0;
+  std::vector<std::string> touched;  // reused: one allocation per call, not per BLPOP served
   for (const std::string& key : keys) {
     for (;;) {
       auto it = node.waiting.find(key);
       if (it == node.waiting.end() || it->second.empty()) break;
-      std::vector<std::string> touched;
+      touched.clear();
       std::optional<std::string> v = node.store.PopHead(key, node.clock.WallUs(now_us_) / 1000, &touched);
       if (!v) break;
       const uint32_t id = it->second.front();

@@ -210,6 +210,9 @@ class Simulator {
   double DrawUs(const CostDist& d);
   double CommandCostUs(const Command& cmd, size_t receivers);
   int64_t Depart(int physical, double cost_us);  // the node does the work: when its reply leaves
+  // The client process's CPU takes `cost` (and hold_us when `held`) after what it is busy with:
+  // when it is done (ns).
+  int64_t ChargeCpuNs(int client, const CostDist& cost, bool held);
   int64_t ClientSendNs(int client, bool held);    // the client sends: when the message leaves (ns)
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
@@ -283,7 +286,6 @@ class Simulator {
   int64_t events_ = 0;
   Network net_;
   Rng cost_rng_;
-  std::vector<int> script_calls_;     // by Script: the redis.call's in its Lua text
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message

@@ -153,6 +153,11 @@ std::optional<Entry> Store::Snapshot(const std::string& key) const {
   return it->second;
 }
 
+bool Store::IsLiveRaw(const std::string& key, int64_t now_ms) const {
+  auto it = map_.find(key);
+  return it != map_.end() && !Expired(it->second, now_ms);
+}
+
 Reply Store::Execute(const Command& cmd, int64_t now_ms, std::vector<std::string>* touched, BlockRequest* block) {
   if (cmd.script != Script::kNone) {
     const ScriptDef& def = GetScript(cmd.script);

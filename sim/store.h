@@ -144,6 +144,9 @@ class Store {
   // Replication: make `key` look exactly like the master's state (nullopt = absent).
   void Apply(const std::string& key, const std::optional<Entry>& e);
   std::optional<Entry> Snapshot(const std::string& key) const;
+  // Whether `key` holds a live value at now_ms, without copying it and without expiring it
+  // (a lookup would delete an expired key lazily; WATCH and EXEC's check must not).
+  bool IsLiveRaw(const std::string& key, int64_t now_ms) const;
 
   // BLPOP serving (the simulator): removes and returns the head of the live list at `key`,
   // nullopt when there is none. A list left empty is deleted.

@@ -124,10 +124,7 @@ Reply Transactions::Watch(Store& store, int conn, const Command& cmd, int64_t no
     if (already) continue;
     if (c.watched.size() >= kMaxWatchedKeys)
       return Reply::Error("ERR locklab: more than " + std::to_string(kMaxWatchedKeys) + " keys watched");
-    // Without touching the key (a lookup would expire it lazily; WATCH does not).
-    const std::optional<Entry> e = store.Snapshot(key);
-    const bool live = e && (e->expire_at_ms == -1 || now_ms <= e->expire_at_ms);
-    c.watched.push_back(Watched{key, live});
+    c.watched.push_back(Watched{key, store.IsLiveRaw(key, now_ms)});
     watchers_[key].push_back(conn);
   }
   return Reply::Status("OK");
@@ -135,9 +132,7 @@ Reply Transactions::Watch(Store& store, int conn, const Command& cmd, int64_t no
 
 bool Transactions::WatchedKeyExpired(Store& store, const Conn& c, int64_t now_ms) {
   for (const Watched& w : c.watched) {
-    if (!w.live) continue;
-    const std::optional<Entry> e = store.Snapshot(w.key);
-    if (!e || (e->expire_at_ms != -1 && now_ms > e->expire_at_ms)) return true;
+    if (w.live && !store.IsLiveRaw(w.key, now_ms)) return true;
   }
   return false;
 }

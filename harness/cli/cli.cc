@@ -7,7 +7,6 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
@@ -21,6 +20,7 @@
 #include "harness/cli/proxy_cli.h"
 #include "harness/cli/scenario_cli.h"
 #include "harness/cli/study_cli.h"
+#include "harness/run/comma_list.h"
 #include "harness/cli/suite.h"
 #include "harness/cli/sweep_run.h"
 #include "harness/real/redis_runtime.h"
@@ -46,20 +46,20 @@ int BadInput(const std::string& msg) {
   return kExitBadInput;
 }
 
+Result<std::vector<std::string>> ParseBackendList(const std::string& text) {
+  std::vector<std::string> backends = SplitComma(text);
+  if (backends.empty()) return Status::Invalid("--backend: give sim, redis or sim,redis");
+  for (const std::string& b : backends)
+    if (b != "sim" && b != "redis") return Status::Invalid("--backend: unknown backend '" + b + "' (sim or redis)");
+  return backends;
+}
+
 namespace {
 
 std::string Names(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
-}
-
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 // The flags of `locklab run`, bound to a RunSpec of defaults; after parsing, the options'
@@ -331,10 +331,9 @@ void AddSuiteFlags(CLI::App* app, SuiteFlags* f) {
 }
 
 int SuiteCommand(SuiteFlags& f) {
-  f.o.backends = SplitComma(f.backends);
-  if (f.o.backends.empty()) return BadInput("--backend: give sim, redis or sim,redis");
-  for (const auto& b : f.o.backends)
-    if (b != "sim" && b != "redis") return BadInput("--backend: unknown backend '" + b + "' (sim or redis)");
+  Result<std::vector<std::string>> backends = ParseBackendList(f.backends);
+  if (!backends.ok()) return BadInput(backends.status().message());
+  f.o.backends = std::move(backends).value();
   f.o.redis = SplitComma(f.redis);
   f.o.progress = !f.no_progress;
   const Status st = RunSuite(f.o, std::cout);

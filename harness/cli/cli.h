@@ -26,6 +26,8 @@ int CliMain(int argc, char** argv);
 std::string OneLine(std::string s);
 // Bad input: "locklab: MSG" on one line on stderr; returns kExitBadInput for the caller to return.
 int BadInput(const std::string& msg);
+// --backend of suite and study: "sim", "redis" or "sim,redis"; kInvalid naming the problem.
+Result<std::vector<std::string>> ParseBackendList(const std::string& text);
 
 // What `locklab run ARGS...` would do, without doing it.
 struct RunRequest {

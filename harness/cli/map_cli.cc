@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
 
 #include "harness/cli/cli.h"
+#include "harness/run/comma_list.h"
 #include "harness/run/parallel_runs.h"
 #include "harness/run/write_file.h"
 
@@ -18,8 +18,7 @@ constexpr int kMaxXs = 100;
 // "0.5,1,2" -> {0.5, 1, 2}; kInvalid on anything else.
 Result<std::vector<double>> ParseXs(const std::string& text) {
   std::vector<double> xs;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
+  for (const std::string& item : SplitComma(text, EmptyItems::kKeep)) {
     if (xs.size() >= kMaxXs) return Status::Invalid("--x: at most " + std::to_string(kMaxXs) + " values");
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);

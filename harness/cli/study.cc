@@ -11,10 +11,10 @@
 namespace locklab {
 namespace {
 
-// What the study keeps of one run: five numbers and, for the first seed, the replay command.
+// What the study keeps of one run: five numbers.
 struct RunFigures {
   bool completed = false;
-  std::string error, replay;
+  std::string error;
   double violations = 0, damage = 0, acquired = 0, p99_acquire_ms = 0;
 };
 
@@ -22,7 +22,6 @@ RunFigures Figures(const RunResult& r) {
   RunFigures f;
   f.completed = r.completed;
   f.error = r.error;
-  f.replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
   f.violations = static_cast<double>(r.check.safety.violations);
   f.damage = static_cast<double>(r.check.resource.lost_updates + r.check.resource.oversold);
   f.acquired = static_cast<double>(r.check.liveness.acquired);
@@ -42,12 +41,13 @@ Result<std::vector<RunSpec>> CellSpecs(const StudyOptions& o, std::vector<StudyC
       for (const AlgorithmInfo& a : Algorithms()) {
         RunSpec s = SuiteSpec(so, b, p, a.name);
         LOCKLAB_RETURN_IF_ERROR(ResolveSpec(&s));
-        specs.push_back(s);
         StudyCell c;
+        c.replay = ReplayCommand(s);  // seed 1's, made once per cell
         c.backend = b;
         c.preset = p.name;
         c.algorithm = a.name;
         cells->push_back(c);
+        specs.push_back(std::move(s));
       }
     }
   }
@@ -80,19 +80,19 @@ std::string Eta(double elapsed_s, size_t done, size_t total) {
 // Runs one backend's cells x seeds (cell-major, then seed) on `jobs` threads.
 void RunBackend(const StudyOptions& o, const std::vector<RunSpec>& specs, size_t first_cell, size_t cells_n,
                 int seeds, int jobs, StudyResult* out) {
-  const size_t total = cells_n * static_cast<size_t>(seeds);
+  const auto per_cell = static_cast<size_t>(seeds);
+  const size_t total = cells_n * per_cell;
   std::vector<CellRuns> runs(cells_n);
   const auto t0 = std::chrono::steady_clock::now();
   auto run = [&](size_t i) {
-    RunSpec s = specs[first_cell + i / static_cast<size_t>(seeds)];
-    s.seed = 1 + i % static_cast<size_t>(seeds);
+    RunSpec s = specs[first_cell + i / per_cell];
+    s.seed = 1 + i % per_cell;
     return Figures(RunOne(s, false));
   };
   auto consume = [&](size_t i, RunFigures&& f) {
-    const size_t ci = i / static_cast<size_t>(seeds);
+    const size_t ci = i / per_cell;
     StudyCell& c = out->cells[first_cell + ci];
     ++c.runs;
-    if (i % static_cast<size_t>(seeds) == 0) c.replay = f.replay;
     if (f.completed) {
       ++c.completed;
       runs[ci].violations.push_back(f.violations);
@@ -101,11 +101,11 @@ void RunBackend(const StudyOptions& o, const std::vector<RunSpec>& specs, size_t
       runs[ci].p99_ms.push_back(f.p99_acquire_ms);
     } else {
       out->all_completed = false;
-      if (c.first_error.empty()) c.first_error = "seed " + std::to_string(1 + i % seeds) + ": " + f.error;
+      if (c.first_error.empty()) c.first_error = "seed " + std::to_string(1 + i % per_cell) + ": " + f.error;
     }
-    if ((i + 1) % static_cast<size_t>(seeds) == 0) Summarise(runs[ci], &c);
-    const bool cell_done = (i + 1) % static_cast<size_t>(seeds) == 0;
-    if (o.progress && cell_done) {
+    if ((i + 1) % per_cell != 0) return;  // the cell has seeds still to come
+    Summarise(runs[ci], &c);
+    if (o.progress) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "[%zu/%zu] %s %-10s %-13s %d seeds: %lld violations in %lld acquisitions; elapsed %.0f s, ETA %s\n",
                    ci + 1, cells_n, c.backend.c_str(), c.preset.c_str(), c.algorithm.c_str(), seeds,

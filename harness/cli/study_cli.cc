@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "harness/cli/cli.h"
 #include "harness/run/parallel_runs.h"
@@ -55,15 +54,9 @@ void AddStudyFlags(CLI::App* app, StudyFlags* f) {
 }
 
 int StudyCommand(StudyFlags& f, const std::string& command) {
-  f.o.backends.clear();
-  std::stringstream ss(f.backends);
-  int parts = 0;
-  for (std::string b; std::getline(ss, b, ',') && parts < 10; ++parts) {
-    if (b.empty()) continue;
-    if (b != "sim" && b != "redis") return BadInput("--backend: unknown backend '" + b + "' (sim or redis)");
-    f.o.backends.push_back(b);
-  }
-  if (f.o.backends.empty()) return BadInput("--backend: give sim, redis or sim,redis");
+  Result<std::vector<std::string>> backends = ParseBackendList(f.backends);
+  if (!backends.ok()) return BadInput(backends.status().message());
+  f.o.backends = std::move(backends).value();
   f.o.progress = !f.no_progress;
   f.o.command = command;
   AtomicFileWriter json;  // opened now: an unwritable --out is bad input, found before any run

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "harness/cli/cli.h"
 #include "harness/report/report.h"
+#include "harness/run/comma_list.h"
 
 namespace locklab {
 namespace {
@@ -56,12 +56,8 @@ void AddValidateFlags(CLI::App* app, ValidateFlags* f) {
 
 int ValidateCommand(ValidateFlags& f, const std::string& command) {
   f.o.only.clear();
-  for (const std::string& item : f.only) {
-    std::stringstream ss(item);
-    int parts = 0;
-    for (std::string name; std::getline(ss, name, ',') && parts < 100; ++parts)
-      if (!name.empty()) f.o.only.push_back(name);
-  }
+  for (const std::string& item : f.only)
+    for (std::string& name : SplitComma(item)) f.o.only.push_back(std::move(name));
   f.o.progress = !f.no_progress;
   f.o.command = command;
   Result<ValidationResult> r = RunValidation(f.o);

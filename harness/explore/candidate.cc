@@ -17,7 +17,7 @@ int64_t Ms(int64_t us) { return us / 1000; }
 json StepJson(const FaultAction& f) {
   using K = FaultAction::Kind;
   json s = {{"do", FaultKindName(f.kind)}};
-  if (TargetsClient(f.kind) || f.kind == K::kPartition || f.kind == K::kDelayMessage)
+  if (TargetsClient(f.kind))
     s["client"] = ExploreClientName(f.target);
   else
     s["node"] = f.target;

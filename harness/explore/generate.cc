@@ -83,7 +83,7 @@ std::vector<FaultAction> DrawSwarmFaults(const ExploreSpace& s, sim::Rng& rng) {
   for (int i = 0; i < n; ++i) {
     FaultAction f;
     f.kind = on[static_cast<size_t>(Pick(static_cast<int>(on.size()), rng))];
-    const bool on_client = TargetsClient(f.kind) || f.kind == K::kPartition || f.kind == K::kDelayMessage;
+    const bool on_client = TargetsClient(f.kind);
     f.target = on_client ? Pick(s.clients, rng) : f.kind == K::kFailover ? 0 : Pick(s.nodes, rng);
     if (f.kind == K::kPartition) f.node = Pick(s.nodes, rng);
     f.at_us = Draw(s.at, s.ttl_ms, rng) * 1000;
@@ -109,7 +109,7 @@ std::vector<FaultAction> DrawTargetedFaults(const ExploreSpace& s, const std::ve
     const ProtocolPoint& p = points[static_cast<size_t>(Pick(static_cast<int>(points.size()), rng))];
     FaultAction f;
     f.kind = on[static_cast<size_t>(Pick(static_cast<int>(on.size()), rng))];
-    const bool on_client = TargetsClient(f.kind) || f.kind == K::kPartition || f.kind == K::kDelayMessage;
+    const bool on_client = TargetsClient(f.kind);
     f.target = on_client ? p.client : f.kind == K::kFailover ? 0 : p.node;
     f.node = p.node;
     if (f.kind == K::kPauseClient || f.kind == K::kCrashClient) {

@@ -8,8 +8,6 @@ namespace {
 
 using K = FaultAction::Kind;
 
-bool OnClient(K k) { return TargetsClient(k) || k == K::kPartition || k == K::kDelayMessage; }
-
 // A predicate that counts its calls.
 struct Counted {
   const StillFails& fails;
@@ -131,7 +129,7 @@ Candidate WithoutClient(const Candidate& c, int client) {
   for (size_t i = 0; i < c.clients.size(); ++i)
     if (static_cast<int>(i) != client) out.clients.push_back(c.clients[i]);
   for (FaultAction f : c.faults) {
-    if (OnClient(f.kind)) {
+    if (TargetsClient(f.kind)) {
       if (f.target == client) continue;
       if (f.target > client) --f.target;
     }

@@ -7,18 +7,13 @@
 
 #include "algorithms/lock.h"
 #include "harness/explore/candidate.h"
+#include "harness/run/comma_list.h"
 #include "harness/run/config.h"
 #include "harness/run/spec_fields.h"
 
 namespace locklab {
 namespace {
 
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
 
 bool ParseNumber(const std::string& s, double* out) {
   if (s.empty()) return false;
@@ -81,7 +76,7 @@ const char* FindingClassName(FindingClass c) {
 
 Result<std::vector<FindingClass>> ParseFindingClasses(const std::string& comma_list) {
   std::vector<FindingClass> out;
-  for (const std::string& name : SplitComma(comma_list)) {
+  for (const std::string& name : SplitComma(comma_list, EmptyItems::kKeep)) {
     bool known = false;
     for (FindingClass c : kAllClasses) {
       if (name != FindingClassName(c)) continue;
@@ -115,7 +110,7 @@ Result<Strategy> ParseStrategy(const std::string& name) {
 Result<std::vector<FaultAction::Kind>> ParseKinds(const std::string& comma_list) {
   std::vector<FaultAction::Kind> out;
   if (comma_list == "none") return out;
-  for (const std::string& name : SplitComma(comma_list)) {
+  for (const std::string& name : SplitComma(comma_list, EmptyItems::kKeep)) {
     FaultAction::Kind k;
     if (!ParseFaultKind(name, &k)) {
       std::string names;

@@ -73,6 +73,7 @@
 
 #include "algorithms/command.h"
 #include "algorithms/reply.h"
+#include "harness/testing/hiredis_test_util.h"
 #include "harness/testing/redis_test_util.h"
 #include "harness/real/hiredis_reply.h"
 #include "harness/real/redis_server.h"
@@ -101,12 +102,6 @@ void SleepUntilMs(int64_t ms) {
   ts.tv_nsec = static_cast<long>(ms % 1000) * 1'000'000;
   while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) != 0) {
   }
-}
-
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::strtoll(v, nullptr, 10);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,32 +375,6 @@ class Gen {
 
 // ---------------------------------------------------------------------------------------------
 // Running.
-
-struct RedisFree {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-struct ReplyFree {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using RedisPtr = std::unique_ptr<redisContext, RedisFree>;
-using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
-
-
-// One command on the server; nullopt (and *error) when the connection failed.
-std::optional<Reply> RedisRun(redisContext* c, const std::vector<std::string>& argv, std::string* error) {
-  std::vector<const char*> ptrs;
-  std::vector<size_t> lens;
-  for (const auto& w : argv) {
-    ptrs.push_back(w.data());
-    lens.push_back(w.size());
-  }
-  ReplyPtr r(static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(argv.size()), ptrs.data(), lens.data())));
-  if (!r) {
-    *error = std::string("hiredis: ") + c->errstr;
-    return std::nullopt;
-  }
-  return FromHiredis(r.get());
-}
 
 std::vector<std::string> RedisArgv(const Step& s) {
   if (s.cmd.script == Script::kNone) return s.cmd.argv;

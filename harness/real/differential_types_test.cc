@@ -33,6 +33,7 @@
 #include "algorithms/reply.h"
 #include "harness/real/hiredis_reply.h"
 #include "harness/real/redis_server.h"
+#include "harness/testing/hiredis_test_util.h"
 #include "harness/testing/redis_test_util.h"
 #include "sim/scripts.h"
 #include "sim/store.h"
@@ -49,35 +50,6 @@ int64_t NowMs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
-
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v == nullptr || *v == '\0' ? fallback : std::strtoll(v, nullptr, 10);
-}
-
-struct RedisFree {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-struct ReplyFree {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using RedisPtr = std::unique_ptr<redisContext, RedisFree>;
-using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
-
-std::optional<Reply> RedisRun(redisContext* c, const std::vector<std::string>& argv, std::string* error) {
-  std::vector<const char*> ptrs;
-  std::vector<size_t> lens;
-  for (const auto& w : argv) {
-    ptrs.push_back(w.data());
-    lens.push_back(w.size());
-  }
-  ReplyPtr r(static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(argv.size()), ptrs.data(), lens.data())));
-  if (!r) {
-    *error = std::string("hiredis: ") + c->errstr;
-    return std::nullopt;
-  }
-  return FromHiredis(r.get());
 }
 
 struct Step {

@@ -4,6 +4,7 @@
 
 #include "algorithms/lock.h"
 #include "harness/run/run_spec.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
@@ -21,18 +22,11 @@ RunSpec RealSpec(const std::string& algorithm) {
   return s;
 }
 
-RunResult RunReal(RunSpec s) {
-  std::string err;
-  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
-}
 
 class RealFaultFree : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealFaultFree, NoViolationAndEveryRequestAcquired) {
-  RunResult r = RunReal(RealSpec(GetParam()));
+  RunResult r = RunResolved(RealSpec(GetParam()));
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.liveness.acquired, 40);
   EXPECT_EQ(r.check.resource.lost_updates, 0);
@@ -57,10 +51,10 @@ INSTANTIATE_TEST_SUITE_P(AllAlgorithms, RealFaultFree, ::testing::ValuesIn(Names
 
 // All clients live in one process on the real runtime too, so the in-process mutex is shared.
 TEST(RealBaselines, LocalMutexOnOneAppServerIsALockAndNoLockIsNot) {
-  RunResult local = RunReal(RealSpec("local"));
+  RunResult local = RunResolved(RealSpec("local"));
   EXPECT_EQ(local.check.safety.violations, 0);
   EXPECT_EQ(local.counter_final, 40);
-  RunResult none = RunReal(RealSpec("none"));
+  RunResult none = RunResolved(RealSpec("none"));
   EXPECT_GT(none.check.safety.violations, 0);
   EXPECT_EQ(none.check.liveness.acquired, 40);
 }
@@ -72,7 +66,7 @@ TEST(RealBaselines, LockfreeSellersSellExactlyTheStock) {
     RunSpec s = RealSpec(name);
     s.workload = "seckill";
     s.stock = 25;
-    RunResult r = RunReal(s);
+    RunResult r = RunResolved(s);
     EXPECT_EQ(r.check.resource.orders, 25) << name;
     EXPECT_EQ(r.check.resource.oversold, 0) << name;
     EXPECT_EQ(r.stock_final, 0) << name;
@@ -84,7 +78,7 @@ TEST(RealBaselines, SemaphoreAdmitsUpToItsPermits) {
   RunSpec s = RealSpec("semaphore");
   s.algorithm_options.Set("permits", "2");
   s.hold_ms = 20;
-  RunResult r = RunReal(s);
+  RunResult r = RunResolved(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 2);
   EXPECT_EQ(r.check.liveness.acquired, 40);
@@ -94,7 +88,7 @@ TEST(RealBaselines, RwLockReadersShareAndNothingReadIsStale) {
   RunSpec s = RealSpec("rwlock");
   s.read_ratio = 0.6;
   s.hold_ms = 10;
-  RunResult r = RunReal(s);
+  RunResult r = RunResolved(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.resource.stale_reads, 0);
   EXPECT_GT(r.check.resource.read_holds, 0);
@@ -114,7 +108,7 @@ TEST(RealFaults, TokenHolderPausedPastItsTtlOverlapsItsSuccessor) {
   pause.target = 0;
   pause.duration_us = 800'000;
   s.faults.plan.push_back(pause);
-  RunResult r = RunReal(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 2);
 }

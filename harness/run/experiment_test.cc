@@ -5,33 +5,15 @@
 
 #include "algorithms/lock.h"
 #include "harness/run/run_spec.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
 
-RunSpec Spec(const std::string& algorithm) {
-  RunSpec s;
-  s.algorithm = algorithm;
-  s.clients = 8;
-  s.requests = 120;
-  s.ttl_ms = 1000;
-  s.hold_ms = 20;
-  s.seed = 7;
-  return s;
-}
-
-RunResult RunSpecChecked(RunSpec s) {
-  std::string err;
-  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
-}
-
 class FaultFree : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FaultFree, NoViolationAndEveryRequestAcquired) {
-  RunResult r = RunSpecChecked(Spec(GetParam()));
+  RunResult r = RunResolved(SmallSpec(GetParam()));
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 1);
   EXPECT_EQ(r.check.liveness.acquired, 120);
@@ -57,10 +39,10 @@ INSTANTIATE_TEST_SUITE_P(AllAlgorithms, FaultFree, ::testing::ValuesIn(AllLockNa
                          });
 
 TEST(Baselines, NoLockOversellsTheStock) {
-  RunSpec s = Spec("none");
+  RunSpec s = SmallSpec("none");
   s.workload = "seckill";
   s.stock = 50;
-  RunResult r = RunSpecChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 8);  // every client at once
   EXPECT_GT(r.check.resource.oversold, 0);
@@ -69,10 +51,10 @@ TEST(Baselines, NoLockOversellsTheStock) {
 }
 
 TEST(Baselines, LocalMutexOnOneAppServerIsALock) {
-  RunSpec s = Spec("local");
+  RunSpec s = SmallSpec("local");
   s.workload = "seckill";
   s.stock = 50;
-  RunResult r = RunSpecChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 1);
   EXPECT_EQ(r.check.liveness.acquired, 120);
@@ -82,11 +64,11 @@ TEST(Baselines, LocalMutexOnOneAppServerIsALock) {
 }
 
 TEST(Baselines, LocalMutexesExcludeOnlyClientsOfTheSameServer) {
-  RunSpec s = Spec("local");
+  RunSpec s = SmallSpec("local");
   s.app_servers = 3;
   s.workload = "seckill";
   s.stock = 50;
-  RunResult r = RunSpecChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_LE(r.check.safety.max_concurrent_holders, 3);  // one per server at most
   EXPECT_GT(r.check.resource.oversold, 0);
@@ -97,7 +79,7 @@ TEST(Baselines, LocalMutexesExcludeOnlyClientsOfTheSameServer) {
 }
 
 RunSpec WithLongPauses(const std::string& algorithm) {
-  RunSpec s = Spec(algorithm);
+  RunSpec s = SmallSpec(algorithm);
   s.faults.gc_pause_ms = 1500;  // longer than the TTL
   s.faults.gc_pause_rate = 0.5;
   s.hold_ms = 100;
@@ -105,14 +87,14 @@ RunSpec WithLongPauses(const std::string& algorithm) {
 }
 
 TEST(Faults, TokenBreaksUnderPausesLongerThanTheTtl) {
-  RunResult r = RunSpecChecked(WithLongPauses("token"));
+  RunResult r = RunResolved(WithLongPauses("token"));
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GE(r.check.safety.max_concurrent_holders, 2);
   EXPECT_FALSE(r.check.safety.examples.empty());
 }
 
 TEST(Faults, FencingRejectsEveryStaleWriteUnderTheSamePauses) {
-  RunResult r = RunSpecChecked(WithLongPauses("fencing"));
+  RunResult r = RunResolved(WithLongPauses("fencing"));
   EXPECT_EQ(r.check.resource.stale_writes_accepted, 0);
   EXPECT_GT(r.check.resource.stale_writes_rejected, 0);
   // Holders still overlap: fencing protects the resource, not the lock.
@@ -120,43 +102,43 @@ TEST(Faults, FencingRejectsEveryStaleWriteUnderTheSamePauses) {
 }
 
 TEST(Faults, TimestampBreaksWithClientSkewBeyondTheTtl) {
-  RunSpec s = Spec("timestamp");
+  RunSpec s = SmallSpec("timestamp");
   s.faults.clock_skew_ms = 3000;
   s.hold_ms = 100;
-  RunResult r = RunSpecChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
 }
 
 TEST(Faults, TokenIsUnaffectedByClientSkew) {
-  RunSpec s = Spec("token");
+  RunSpec s = SmallSpec("token");
   s.faults.clock_skew_ms = 3000;
   s.hold_ms = 100;
-  EXPECT_EQ(RunSpecChecked(s).check.safety.violations, 0);
+  EXPECT_EQ(RunResolved(s).check.safety.violations, 0);
 }
 
 TEST(Faults, NetworkDelayRaisesAcquireLatency) {
-  RunSpec fast = Spec("token");
-  RunSpec slow = Spec("token");
+  RunSpec fast = SmallSpec("token");
+  RunSpec slow = SmallSpec("token");
   slow.faults.net_delay_ms = 5;
-  EXPECT_GT(RunSpecChecked(slow).check.latency.acquire.mean, RunSpecChecked(fast).check.latency.acquire.mean + 5);
+  EXPECT_GT(RunResolved(slow).check.latency.acquire.mean, RunResolved(fast).check.latency.acquire.mean + 5);
 }
 
 TEST(Faults, NaiveStuckForeverAfterHolderCrash) {
-  RunSpec s = Spec("naive");
+  RunSpec s = SmallSpec("naive");
   s.acquire_timeout_ms = 2000;
   FaultAction crash;
   crash.kind = FaultAction::Kind::kCrashClient;
   crash.at_us = 5'000;  // client 0 is inside its first critical section
   crash.target = 0;
   s.faults.plan.push_back(crash);
-  RunResult r = RunSpecChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GE(r.check.liveness.stuck_ms_max, 2000);
   EXPECT_GT(r.check.liveness.failed, 0);
 }
 
 TEST(Determinism, SameSeedSameFigures) {
-  RunResult a = RunSpecChecked(WithLongPauses("token"));
-  RunResult b = RunSpecChecked(WithLongPauses("token"));
+  RunResult a = RunResolved(WithLongPauses("token"));
+  RunResult b = RunResolved(WithLongPauses("token"));
   EXPECT_EQ(a.history_events, b.history_events);
   EXPECT_EQ(a.commands.total, b.commands.total);
   EXPECT_EQ(a.duration_us, b.duration_us);
@@ -167,26 +149,26 @@ TEST(Determinism, DifferentSeedDifferentRun) {
   RunSpec s1 = WithLongPauses("token");
   RunSpec s2 = s1;
   s2.seed = 8;
-  EXPECT_NE(RunSpecChecked(s1).duration_us, RunSpecChecked(s2).duration_us);
+  EXPECT_NE(RunResolved(s1).duration_us, RunResolved(s2).duration_us);
 }
 
 TEST(Resolve, RejectsUnknownAlgorithmAndOption) {
   std::string err;
-  RunSpec s = Spec("tokn");
+  RunSpec s = SmallSpec("tokn");
   EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_NE(err.find("unknown algorithm 'tokn'"), std::string::npos);
-  s = Spec("token");
+  s = SmallSpec("token");
   s.algorithm_options.Set("relase", "del");
   EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_NE(err.find("relase"), std::string::npos);
-  s = Spec("redlock");
+  s = SmallSpec("redlock");
   EXPECT_TRUE(ResolveSpec(&s).ok(&err));
   EXPECT_EQ(s.nodes, 5);
 }
 
 TEST(Resolve, AppServersInOneToAThousand) {
   std::string err;
-  RunSpec s = Spec("local");
+  RunSpec s = SmallSpec("local");
   s.app_servers = 0;
   EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_EQ(err, "app_servers must be in [1, 1000]");

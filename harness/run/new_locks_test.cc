@@ -5,40 +5,22 @@
 
 #include "algorithms/lock.h"
 #include "harness/run/run_spec.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
 
-RunSpec Spec(const std::string& algorithm) {
-  RunSpec s;
-  s.algorithm = algorithm;
-  s.clients = 8;
-  s.requests = 120;
-  s.ttl_ms = 1000;
-  s.hold_ms = 20;
-  s.seed = 7;
-  return s;
-}
-
-RunResult RunChecked(RunSpec s) {
-  std::string err;
-  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
-}
-
 RunSpec Seckill(const std::string& algorithm) {
-  RunSpec s = Spec(algorithm);
+  RunSpec s = SmallSpec(algorithm);
   s.workload = "seckill";
   s.stock = 50;
   return s;
 }
 
 TEST(Semaphore, ThreePermitsAdmitThreeAndNeverFour) {
-  RunSpec s = Spec("semaphore");
+  RunSpec s = SmallSpec("semaphore");
   s.algorithm_options.Set("permits", "3");
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.safety.max_concurrent_holders, 3);  // 8 clients keep every permit busy
   EXPECT_EQ(r.check.liveness.acquired, 120);
@@ -47,21 +29,21 @@ TEST(Semaphore, ThreePermitsAdmitThreeAndNeverFour) {
 }
 
 TEST(Semaphore, HoldersPausedPastTheTtlAreDroppedAndOneTooManyGetsIn) {
-  RunSpec s = Spec("semaphore");
+  RunSpec s = SmallSpec("semaphore");
   s.algorithm_options.Set("permits", "2");
   s.faults.gc_pause_ms = 1500;
   s.faults.gc_pause_rate = 0.5;
   s.hold_ms = 100;
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GT(r.check.safety.max_concurrent_holders, 2);
   EXPECT_FALSE(r.check.safety.overlapping_pairs.empty());
 }
 
 TEST(Reentrant, NestedReleaseByCountKeepsTheLock) {
-  RunSpec s = Spec("reentrant");
+  RunSpec s = SmallSpec("reentrant");
   s.algorithm_options.Set("depth", "3");
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_EQ(r.check.liveness.acquired, 120);
   EXPECT_EQ(r.check.liveness.releases_failed, 0);
@@ -71,18 +53,18 @@ TEST(Reentrant, NestedReleaseByCountKeepsTheLock) {
 }
 
 TEST(Reentrant, ANestedReleaseThatDeletesTheLockLetsAnotherClientIn) {
-  RunSpec s = Spec("reentrant");
+  RunSpec s = SmallSpec("reentrant");
   s.algorithm_options.Set("release", "del");
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GT(r.check.resource.lost_updates, 0);
   EXPECT_GT(r.check.liveness.releases_failed, 0);  // the outer release finds the lock gone
 }
 
 TEST(RwLock, ReadersShareWritersExcludeAndNothingReadIsStale) {
-  RunSpec s = Spec("rwlock");
+  RunSpec s = SmallSpec("rwlock");
   s.read_ratio = 0.7;
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_EQ(r.check.safety.violations, 0);
   EXPECT_GT(r.check.safety.max_concurrent_holders, 1);  // readers together
   EXPECT_EQ(r.check.liveness.acquired, 120);
@@ -95,18 +77,18 @@ TEST(RwLock, ReadersShareWritersExcludeAndNothingReadIsStale) {
 }
 
 TEST(RwLock, ReadersPausedPastTheTtlReadWhatAWriterChanges) {
-  RunSpec s = Spec("rwlock");
+  RunSpec s = SmallSpec("rwlock");
   s.read_ratio = 0.7;
   s.faults.gc_pause_ms = 1500;
   s.faults.gc_pause_rate = 0.5;
   s.hold_ms = 100;
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.safety.violations, 0);
   EXPECT_GT(r.check.resource.stale_reads, 0);
 }
 
 TEST(RwLock, ReadRatioOutsideZeroToOneIsRefused) {
-  RunSpec s = Spec("rwlock");
+  RunSpec s = SmallSpec("rwlock");
   s.read_ratio = 1.5;
   std::string err;
   EXPECT_FALSE(ResolveSpec(&s).ok(&err));
@@ -114,7 +96,7 @@ TEST(RwLock, ReadRatioOutsideZeroToOneIsRefused) {
 }
 
 TEST(Lockfree, LuaScriptSellsExactlyTheStock) {
-  RunResult r = RunChecked(Seckill("lockfree-lua"));
+  RunResult r = RunResolved(Seckill("lockfree-lua"));
   EXPECT_EQ(r.check.resource.orders, 50);
   EXPECT_EQ(r.check.resource.oversold, 0);
   EXPECT_EQ(r.stock_final, 0);
@@ -125,7 +107,7 @@ TEST(Lockfree, LuaScriptSellsExactlyTheStock) {
 }
 
 TEST(Lockfree, WatchMultiExecSellsExactlyTheStockWithRetries) {
-  RunResult r = RunChecked(Seckill("lockfree-watch"));
+  RunResult r = RunResolved(Seckill("lockfree-watch"));
   EXPECT_EQ(r.check.resource.orders, 50);
   EXPECT_EQ(r.check.resource.oversold, 0);
   EXPECT_EQ(r.stock_final, 0);
@@ -138,13 +120,13 @@ TEST(Lockfree, WatchMultiExecSellsExactlyTheStockWithRetries) {
 TEST(Lockfree, CheckThenActWithoutWatchOversells) {
   RunSpec s = Seckill("lockfree-watch");
   s.algorithm_options.Set("watch", "false");
-  RunResult r = RunChecked(s);
+  RunResult r = RunResolved(s);
   EXPECT_GT(r.check.resource.oversold, 0);
   EXPECT_LT(r.stock_final, 0);
 }
 
 TEST(Lockfree, RunsOnlyWithTheSeckillWorkload) {
-  RunSpec s = Spec("lockfree-lua");
+  RunSpec s = SmallSpec("lockfree-lua");
   std::string err;
   EXPECT_FALSE(ResolveSpec(&s).ok(&err));
   EXPECT_EQ(err, "lockfree-lua sells stock kept in Redis: it runs only with --workload seckill");

@@ -60,9 +60,7 @@ class SimRuntime : public Runtime {
     s.command_timeout_us = cfg.command_timeout_us;
     s.net = cfg.net;
     s.cost = cfg.cost;
-    // The legacy model's loopback stand-in: 50 µs on the injected delay's mean. A profile has
-    // its own path (one_way_us) instead.
-    if (cfg.cost.name == sim::kLegacyCostName) s.net.mean_us += 50;
+    s.net.mean_us += cfg.cost.legacy_delay_floor_us;  // the legacy model's path; 0 for a profile
     return s;
   }
 

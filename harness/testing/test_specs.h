@@ -1,5 +1,7 @@
-// Test fixture shared by the config, report and scenario tests.
+// Test fixtures shared by the config, report, scenario and end-to-end run tests.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
@@ -19,6 +21,27 @@ bool Take(Result<T> r, T* out, std::string* error) {
   }
   *out = std::move(r).value();
   return true;
+}
+
+// The small fault-free simulator run the end-to-end tests start from.
+inline RunSpec SmallSpec(const std::string& algorithm) {
+  RunSpec s;
+  s.algorithm = algorithm;
+  s.clients = 8;
+  s.requests = 120;
+  s.ttl_ms = 1000;
+  s.hold_ms = 20;
+  s.seed = 7;
+  return s;
+}
+
+// Resolves and runs `s`; a test failure when it does not resolve or does not complete.
+inline RunResult RunResolved(RunSpec s) {
+  std::string err;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
+  RunResult r = RunOne(s, false);
+  EXPECT_TRUE(r.completed) << r.error;
+  return r;
 }
 
 // A spec with every field away from its default, and a plan with each kind of fault.
