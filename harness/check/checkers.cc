@@ -228,7 +228,7 @@ class OverlapSweep {
 
  private:
   // Too many holders: a writer among more than `allowed_` (readers alone are never too many).
-  bool TooMany() const { return writers_ > 0 && active_.size() > allowed_; }
+  bool TooMany() const { return TooManyHolders(active_.size(), writers_, allowed_); }
 
   void Join(int64_t t_us, uint32_t hold) {
     AccountUntil(t_us);

@@ -111,6 +111,12 @@ struct CheckInput {
   int holders_allowed = 1;
 };
 
+// The rule of "too many holders" at one instant, for the checkers and the timelines: a writer
+// (a hold that is not a reader's) among more than `allowed` holders; readers alone never are.
+inline bool TooManyHolders(int holders, int writers, int allowed) {
+  return writers > 0 && holders > (allowed < 1 ? 1 : allowed);
+}
+
 struct CheckResult {
   SafetyResult safety;
   ResourceResult resource;

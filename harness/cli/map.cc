@@ -96,6 +96,7 @@ Result<std::vector<RunSpec>> PointSpecs(const MapOptions& o, MapResult* r) {
       if (!a.ok()) return a.status();
       s.algorithm = a->name;
       for (const auto& [k, v] : a->options.values()) s.algorithm_options.Set(k, v);
+      s.read_ratio = d.curves[c].read_ratio;
       s.seed = 1;
       if (Status st = ResolveSpec(&s); !st.ok()) return st.Prefixed(d.curves[c].label + " at x=" + std::to_string(x));
       specs.push_back(std::move(s));

@@ -39,6 +39,7 @@ struct MapCurve {
   std::string label;      // as drawn: "token", "redlock (no validity check)"
   std::string algorithm;  // NAME[:opt=v,...]
   MapMetric metric = MapMetric::kViolations;
+  double read_ratio = 0;  // RunSpec::read_ratio of every run of the curve (a read-write lock's readers)
 };
 
 struct MapDef {

@@ -139,14 +139,21 @@ std::vector<MapDef> AcquisitionMaps() {
                "a single pause shorter than TTL - hold (x < 0.9) cannot make two holders of the token lock (two pauses in "
                "one hold can: about (0.2/s x 10 ms)^2 / 2 = 2e-6 per acquisition); the watchdog freezes with its client "
                "and its first renewal comes TTL/3 after the acquisition, after a 10 ms hold: the same threshold; fifo hands "
-               "the key over with a fresh TTL, possibly to a frozen waiter; fencing turns overlaps into rejected writes",
+               "the key over with a fresh TTL, possibly to a frozen waiter; fencing turns overlaps into rejected writes; "
+               "the semaphore (one permit), the reentrant lock, the read-write lock (half reads: a paused reader's "
+               "entry expires like a writer's key) and WAIT keep a key with a TTL like the token lock: the same "
+               "threshold",
                MapUnit::kAcquisition,
                {0.25, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.25, 1.5, 2, 3},
                {{"token", "token", MapMetric::kViolations},
                 {"watchdog", "watchdog", MapMetric::kViolations},
                 {"redlock", "redlock", MapMetric::kViolations},
                 {"fifo", "fifo", MapMetric::kViolations},
-                {"fencing (damage)", "fencing", MapMetric::kDamage}},
+                {"fencing (damage)", "fencing", MapMetric::kDamage},
+                {"semaphore", "semaphore", MapMetric::kViolations},
+                {"reentrant", "reentrant", MapMetric::kViolations},
+                {"rwlock (half reads)", "rwlock", MapMetric::kViolations, 0.5},
+                {"wait", "wait", MapMetric::kViolations}},
                200, 10, PauseSpec, {0.9}});
   m.push_back({"hold-ttl", "the long task: a critical section of x * TTL", "hold / TTL",
                "5 clients, 1000 acquisitions per seed, TTL 100 ms, network 1 ms long-tailed one way, no other fault",
@@ -161,10 +168,13 @@ std::vector<MapDef> AcquisitionMaps() {
   m.push_back({"skew-ttl", "client wall clocks off by up to +-x * TTL", "clock skew / TTL",
                "10 clients, 5000 acquisitions per seed, TTL 100 ms, hold 10 ms, offsets uniform in [-skew, +skew]",
                "the timestamp lock takes over a lock it believes expired by its own clock: two clients differing by "
-               "more than TTL - hold (skew > 0.45 TTL) can both hold; the token lock reads no client clock",
+               "more than TTL - hold (skew > 0.45 TTL) can both hold; so can the semaphore, which scores holders by "
+               "the acquiring client's clock and evicts those older than TTL by it; the token lock reads no client clock",
                MapUnit::kAcquisition,
                {0, 0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.6, 0.75, 1, 2},
-               {{"timestamp", "timestamp", MapMetric::kViolations}, {"token", "token", MapMetric::kViolations}},
+               {{"timestamp", "timestamp", MapMetric::kViolations},
+                {"token", "token", MapMetric::kViolations},
+                {"semaphore", "semaphore", MapMetric::kViolations}},
                200, 10, SkewSpec, {0.45}});
   m.push_back({"drift-ppm", "client clock rates off by up to +-x ppm (Redlock)", "clock drift (ppm)",
                "3 clients, 300 acquisitions per seed, TTL 1000 ms, rates uniform in [-drift, +drift]; hold 985 ms (the "
@@ -187,11 +197,12 @@ void AddFaultMaps(std::vector<MapDef>& m) {
                "a key written after the replica was cut off is lost at the promotion, but the replica still has the key of "
                "the holder at the cut, which blocks everyone until it expires: a second client can get in while the "
                "current holder works only when the lag exceeds about TTL - 2 x hold (x > 0.6). Redlock loses one of 5 "
-               "copies and keeps its quorum",
+               "copies and keeps its quorum; WAIT holds only a key the replica acknowledged, so the promotion loses none",
                MapUnit::kFault,
                {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 3},
                {{"token (master + replica)", "token", MapMetric::kViolations},
-                {"redlock (5 masters)", "redlock", MapMetric::kViolations}},
+                {"redlock (5 masters)", "redlock", MapMetric::kViolations},
+                {"wait (master + replica)", "wait", MapMetric::kViolations}},
                10000, 1000, FailoverSpec, {0.6}});
   m.push_back({"release-delay", "a release x * TTL late in the network", "release delay / TTL",
                "3 clients, 30 acquisitions, TTL 100 ms, hold 20 ms; client 0's second release is delayed, once per run",

@@ -135,7 +135,8 @@ void PrintJob(const Job& j, bool timeline) {
   std::printf("\n== %s: %s on %s  (%s) ==\n", j.label.c_str(), AlgorithmLabel(j.run.spec).c_str(), j.backend.c_str(),
               ParamsText(j.run.params).c_str());
   if (!j.why.empty()) std::printf("   %s\n", j.why.c_str());
-  if (timeline) std::fputs(ScenarioTimelineTable(j.run.client_names, j.result.events).c_str(), stdout);
+  if (timeline)
+    std::fputs(ScenarioTimelineTable(j.run.client_names, j.result.events, HoldersAllowed(j.run.spec)).c_str(), stdout);
   if (j.judged) {
     std::printf("expected: %s\nobserved: %s\nverdict:  %s\n", j.verdict.expected.c_str(), j.verdict.observed.c_str(),
                 j.verdict.matches ? "as expected" : "DIFFERS");

@@ -45,7 +45,7 @@ FileReplay ReplayFoundFile(const std::string& path, const std::string& backend) 
   if (!out.ok) out.error = r.error;
   out.verdict = Judge(*run, r);
   out.matches = out.ok && out.verdict.matches;
-  out.table = ScenarioTimelineTable(run->client_names, r.events);
+  out.table = ScenarioTimelineTable(run->client_names, r.events, HoldersAllowed(run->spec));
   out.replay = run->replay;
   out.notes = r.notes;
   return out;
@@ -54,7 +54,7 @@ FileReplay ReplayFoundFile(const std::string& path, const std::string& backend) 
 std::string CandidateTable(const ExploreSpace& space, const Candidate& c) {
   const CandidateRun r = RunCandidate(space, c);
   if (!r.ok) return "";
-  return ScenarioTimelineTable(r.run.client_names, r.result.events);
+  return ScenarioTimelineTable(r.run.client_names, r.result.events, HoldersAllowed(r.run.spec));
 }
 
 }  // namespace locklab

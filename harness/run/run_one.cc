@@ -117,6 +117,12 @@ void StartClients(const RunSpec& spec, Runtime& rt, History& history, ClientSet&
 
 }  // namespace
 
+int HoldersAllowed(const RunSpec& spec) {
+  const AlgorithmInfo* alg = FindAlgorithm(spec.algorithm);
+  if (alg == nullptr || alg->holders_option.empty()) return 1;
+  return static_cast<int>(spec.algorithm_options.GetInt(alg->holders_option));
+}
+
 RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   RunResult res;
   res.spec = spec;
@@ -172,8 +178,7 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   in.counter_initial = 0;
   in.counter_final = state.kind == WorkloadKind::kCounter ? state.resource.value : 0;
   in.stock_initial = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
-  if (const AlgorithmInfo* alg = FindAlgorithm(spec.algorithm); alg != nullptr && !alg->holders_option.empty())
-    in.holders_allowed = static_cast<int>(spec.algorithm_options.GetInt(alg->holders_option));
+  in.holders_allowed = HoldersAllowed(spec);
   if (spec.key_per_client)  // each client on its lock: judged per lock
     for (int c = 0; c < spec.clients; ++c) in.lock_of_client[c] = LockConfig().key + ":" + std::to_string(c);
   res.counter_final = in.counter_final;

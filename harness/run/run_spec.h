@@ -118,6 +118,10 @@ Status ResolveSpec(RunSpec* spec);
 // literal, localhost, or a name that resolves. kInvalid "--redis ADDRESS: ..." otherwise.
 Status CheckRedisAddress(const std::string& address);
 
+// How many clients may hold the lock at once (CheckInput::holders_allowed): the algorithm's
+// holders option (a semaphore's permits), 1 for every other lock.
+int HoldersAllowed(const RunSpec& spec);
+
 // Runs one spec on its backend. Progress lines go to stderr when `progress` is true;
 // `keep_events`: RunResult::events gets the whole history (scenario timelines).
 RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events = false);

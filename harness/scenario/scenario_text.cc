@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "harness/check/checkers.h"
 #include "harness/report/report_text.h"
 #include "harness/report/text_table.h"
 
@@ -46,7 +47,7 @@ std::string RowText(const TimelineRow& r) {
 
 }  // namespace
 
-std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, size_t* rows_dropped) {
+std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, int holders_allowed, size_t* rows_dropped) {
   // Pass 1: per client, find runs of consecutive commands and decide which to hide.
   std::vector<bool> hide(events.size(), false);
   std::vector<size_t> marker_at;  // index of the first hidden event of each run
@@ -74,25 +75,29 @@ std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, size_t* 
     }
     for (auto& run : runs) close(run);
   }
-  // Pass 2: rows in time order, holders counted as the checker counts them.
+  // Pass 2: rows in time order, holders (and writers among them) counted as the checker counts them.
   std::vector<TimelineRow> rows;
-  std::vector<char> holding;
-  int holders = 0;
+  std::vector<char> holding;  // per client: 0 not holding, 'w' a writer's hold, 'r' a reader's
+  int holders = 0, writers = 0;
   size_t dropped = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const int before = holders;
+    bool too_many = TooManyHolders(holders, writers, holders_allowed);
     if (e.client >= 0) {
       if (static_cast<size_t>(e.client) >= holding.size()) holding.resize(static_cast<size_t>(e.client) + 1, 0);
       char& slot = holding[static_cast<size_t>(e.client)];
       if (e.type == Ev::kEnter && slot == 0) {
-        slot = 1;
+        slot = e.detail == kReadHold ? 'r' : 'w';
         ++holders;
+        writers += slot == 'w' ? 1 : 0;
       } else if ((e.type == Ev::kExit || e.type == Ev::kCrash) && slot != 0) {
+        writers -= slot == 'w' ? 1 : 0;
         slot = 0;
         --holders;
       }
     }
+    too_many = too_many || TooManyHolders(holders, writers, holders_allowed);
     auto marker = std::find(marker_at.begin(), marker_at.end(), i);
     if (marker != marker_at.end()) {
       TimelineRow m;
@@ -100,6 +105,7 @@ std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, size_t* 
       m.client = e.client;
       m.hidden = marker_count[static_cast<size_t>(marker - marker_at.begin())];
       m.holders = holders;
+      m.too_many = TooManyHolders(holders, writers, holders_allowed);
       if (rows.size() < kMaxTimelineRows) rows.push_back(m); else ++dropped;
     }
     if (hide[i]) continue;
@@ -108,15 +114,17 @@ std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, size_t* 
     r.t_us = e.t_us;
     r.client = e.client;
     r.holders = std::max(before, holders);
+    r.too_many = too_many;
     if (rows.size() < kMaxTimelineRows) rows.push_back(r); else ++dropped;
   }
   if (rows_dropped != nullptr) *rows_dropped = dropped;
   return rows;
 }
 
-std::string ScenarioTimelineTable(const std::vector<std::string>& names, const std::vector<Event>& events) {
+std::string ScenarioTimelineTable(const std::vector<std::string>& names, const std::vector<Event>& events,
+                                  int holders_allowed) {
   size_t dropped = 0;
-  std::vector<TimelineRow> rows = TimelineRows(events, &dropped);
+  std::vector<TimelineRow> rows = TimelineRows(events, holders_allowed, &dropped);
   int clients = static_cast<int>(names.size());
   bool other = false;
   for (const auto& r : rows) {
@@ -129,7 +137,7 @@ std::string ScenarioTimelineTable(const std::vector<std::string>& names, const s
   TextTable t(header);
   for (const auto& r : rows) {
     std::vector<std::string> cells(header.size());
-    cells[0] = r.holders >= 2 ? "!!" : "";
+    cells[0] = r.too_many ? "!!" : "";
     cells[1] = Fixed(static_cast<double>(r.t_us) / 1000.0, 1);
     const size_t col = r.client >= 0 ? 2 + static_cast<size_t>(r.client) : header.size() - 1;
     cells[col] = RowText(r);
@@ -142,7 +150,7 @@ std::string ScenarioTimelineTable(const std::vector<std::string>& names, const s
 
 nlohmann::json ScenarioTimelineJson(const std::vector<std::string>& names, const std::vector<Event>& events) {
   size_t dropped = 0;
-  std::vector<TimelineRow> rows = TimelineRows(events, &dropped);
+  std::vector<TimelineRow> rows = TimelineRows(events, 1, &dropped);  // the JSON shows counts, not marks
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) {
     nlohmann::json j = {{"t_ms", UsToMs(r.t_us)},

@@ -1,5 +1,6 @@
 // The human side of scenarios: a run's whole timeline laid out as the documents do (one column
-// per client, one row per step, times in ms, "!!" where two clients hold at once), the same
+// per client, one row per step, times in ms, "!!" where too many clients hold at once: two, or more
+// than a semaphore's permits, with a writer among them, as the checkers count them), the same
 // timeline as JSON for the report, and the `locklab scenario all` matrix.
 #pragma once
 
@@ -24,12 +25,15 @@ struct TimelineRow {
   int client = -1;
   int64_t hidden = 0;
   int holders = 0;  // holders at this instant, after the event (or before it, for an exit)
+  bool too_many = false;  // too many holders (TooManyHolders) before or after the event
 };
 
-// The rows to show for `events` (every event but retry loops, capped at kMaxTimelineRows).
-std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, size_t* rows_dropped);
+// The rows to show for `events` (every event but retry loops, capped at kMaxTimelineRows);
+// `holders_allowed` as CheckInput::holders_allowed (HoldersAllowed(spec)).
+std::vector<TimelineRow> TimelineRows(const std::vector<Event>& events, int holders_allowed, size_t* rows_dropped);
 
-std::string ScenarioTimelineTable(const std::vector<std::string>& client_names, const std::vector<Event>& events);
+std::string ScenarioTimelineTable(const std::vector<std::string>& client_names, const std::vector<Event>& events,
+                                  int holders_allowed);
 nlohmann::json ScenarioTimelineJson(const std::vector<std::string>& client_names, const std::vector<Event>& events);
 
 // One row of the matrix.
