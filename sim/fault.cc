@@ -67,7 +67,9 @@ Status ValidateFault(const FaultAction& f, const FaultWorld& world) {
   if (f.kind == K::kPartition && (f.node < 0 || f.node >= world.nodes))
     return Status::Invalid(fault + ": node " + std::to_string(f.node) + " out of range (" +
                            std::to_string(world.nodes) + " nodes)");
-  if (f.at_us < 0 || f.duration_us < 0) return Status::Invalid(fault + ": negative time");
+  if (f.at_us < 0 || f.duration_us < 0 || f.jitter_us < 0) return Status::Invalid(fault + ": negative time");
+  if (f.jitter_us > 0 && (!f.on_send.empty() || f.kind == K::kDelayMessage))
+    return Status::Invalid(fault + ": jitter_ms applies only to a fault planned at a time (at_ms)");
   if (f.kind == K::kFailover && !world.with_replica) return Status::Invalid(fault + " needs replica=true (--replica)");
   if (f.kind == K::kFailover && f.target != 0) return Status::Invalid(fault + ": only node 0 has a replica");
   if (f.kind == K::kDelayMessage && (f.command.empty() || f.occurrence < 1))

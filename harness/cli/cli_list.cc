@@ -59,6 +59,7 @@ std::string FaultKindsText(const std::string& indent) {
   std::string out;
   for (const KindHelp& k : kKinds)
     out += indent + PadTo(std::string(FaultKindName(k.kind)) + ":" + k.fields, 51) + k.help + "\n";
+  out += indent + PadTo("...,jitter_ms=J", 51) + "a kind planned at_ms: the time is drawn from the seed in [at_ms, at_ms + J]\n";
   return out;
 }
 

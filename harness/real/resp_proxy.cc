@@ -97,6 +97,8 @@ Status ValidateProxyFaults(const ProxyOptions& o) {
         f.kind != K::kCrashClient)
       return Status::Invalid(std::string("fault ") + FaultKindName(f.kind) +
                              ": the proxy applies delay_message, pause_client, partition and crash_client");
+    if (f.jitter_us != 0)
+      return Status::Invalid(std::string("fault ") + FaultKindName(f.kind) + ": the proxy takes no jitter_ms (no seed)");
   }
   if (o.upstream_port < 1 || o.upstream_port > 65535) return Status::Invalid("--upstream: give HOST:PORT");
   if (o.listen_port < 0 || o.listen_port > 65535) return Status::Invalid("--port: 0 to 65535");

@@ -132,8 +132,8 @@ std::string KindList() {
   return s;
 }
 
-const std::vector<std::string> kFaultActionKeys = {"kind",     "at_ms",   "target",  "node",      "duration_ms",
-                                                   "delta_ms", "command", "on_send", "occurrence"};
+const std::vector<std::string> kFaultActionKeys = {"kind",     "at_ms",   "jitter_ms", "target",    "node",
+                                                   "duration_ms", "delta_ms", "command", "on_send", "occurrence"};
 
 }  // namespace
 
@@ -160,6 +160,7 @@ json ToJson(const FaultAction& a) {
   json j;
   j["kind"] = FaultKindName(a.kind);
   j["at_ms"] = MsJson(a.at_us);
+  if (a.jitter_us != 0) j["jitter_ms"] = MsJson(a.jitter_us);  // only when set: earlier reports keep their bytes
   j["target"] = a.target;
   if (u.node || a.node != d.node) j["node"] = a.node;
   if (u.duration || a.duration_us != d.duration_us) j["duration_ms"] = MsJson(a.duration_us);
@@ -251,6 +252,7 @@ Result<FaultAction> FaultActionFromJson(const json& j, const std::string& where)
   for (const auto& [key, v] : j.items()) {
     const std::string path = Path(where, key);
     if (key == "at_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.at_us));
+    if (key == "jitter_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.jitter_us));
     if (key == "duration_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.duration_us));
     if (key == "delta_ms") LOCKLAB_RETURN_IF_ERROR(ReadMs(v, path, &a.delta_us));
     if (key == "target" || key == "node" || key == "occurrence") {

@@ -60,9 +60,10 @@ BackendConfig MakeBackendConfig(const RunSpec& spec, sim::CostModel cost) {
 
 // Client clocks and the fault plan (explicit, then the drawn pauses). Clocks and pauses come
 // from their own stream of the seed, so that adding a fault type does not shift the draws of
-// the network.
+// the network; the times of planned faults with a window (jitter_us) from another.
 Status PlanWorld(const RunSpec& spec, Runtime& rt) {
   sim::Rng fault_rng(spec.seed ^ 0xfa017fa017ULL);
+  sim::Rng window_rng(spec.seed ^ 0x3a1d0e3a1d0eULL);
   for (int c = 0; c < spec.clients; ++c) {
     ClockSetting cs;
     const int64_t skew_us = spec.faults.clock_skew_ms * 1000;
@@ -71,8 +72,10 @@ Status PlanWorld(const RunSpec& spec, Runtime& rt) {
       cs.drift_ppm = (fault_rng.Unit() * 2 - 1) * spec.faults.clock_drift_ppm;
     if (cs.offset_us != 0 || cs.drift_ppm != 0) rt.SetClientClock(c, cs);
   }
-  for (const FaultAction& a : spec.faults.plan)
+  for (FaultAction a : spec.faults.plan) {
+    if (a.jitter_us > 0) a.at_us += window_rng.Uniform(0, a.jitter_us);
     if (Status s = rt.PlanFault(a); !s.ok()) return s;
+  }
   return PlanGcPauses(spec, fault_rng, rt);
 }
 
