@@ -1,6 +1,7 @@
 #include "harness/cli/failover_compare.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -48,52 +49,58 @@ std::string SpreadText(const Spread& s) {
 }
 
 // The overlaps of the runs that had one, and the promotion delays seen.
-void Collect(const ModeRuns& m, int64_t* k, std::vector<double>* overlaps, std::vector<double>* promoted) {
-  *k = 0;
+struct Collected {
+  int64_t k = 0;  // runs with two holders
+  std::vector<double> overlaps, promoted, replicaof;
+};
+
+Collected Collect(const ModeRuns& m) {
+  Collected c;
   for (const FailoverOutcome& o : m.runs) {
     if (o.two_holders) {
-      ++*k;
-      overlaps->push_back(o.overlap_ms);
+      ++c.k;
+      c.overlaps.push_back(o.overlap_ms);
     }
-    if (o.promoted_after_ms >= 0) promoted->push_back(o.promoted_after_ms);
+    if (o.promoted_after_ms >= 0) c.promoted.push_back(o.promoted_after_ms);
+    if (o.replicaof_after_ms >= 0) c.replicaof.push_back(o.replicaof_after_ms);
   }
+  return c;
 }
 
 nlohmann::json ModeJson(const ModeRuns& m) {
-  int64_t k = 0;
-  std::vector<double> overlaps, promoted;
-  Collect(m, &k, &overlaps, &promoted);
-  const Interval w = WilsonInterval(k, static_cast<int64_t>(m.runs.size()));
+  const Collected c = Collect(m);
+  const Interval w = WilsonInterval(c.k, static_cast<int64_t>(m.runs.size()));
   nlohmann::json per_run = nlohmann::json::array();
   for (size_t i = 0; i < m.runs.size(); ++i) {
     const FailoverOutcome& o = m.runs[i];
     per_run.push_back({{"seed", i + 1}, {"two_holders", o.two_holders}, {"overlap_ms", o.overlap_ms},
-                       {"promoted_after_ms", o.promoted_after_ms}});
+                       {"promoted_after_ms", o.promoted_after_ms},
+                       {"replicaof_no_one_after_ms", o.replicaof_after_ms}});
   }
   return {{"failover_by", m.mode},
           {"runs", m.runs.size()},
-          {"two_holders", {{"k", k}, {"n", w.n}, {"estimate", w.estimate}, {"low", w.low}, {"high", w.high},
+          {"two_holders", {{"k", c.k}, {"n", w.n}, {"estimate", w.estimate}, {"low", w.low}, {"high", w.high},
                            {"method", w.method}}},
-          {"overlap_ms_when_two_held", SpreadJson(SpreadOf(overlaps))},
-          {"promoted_after_master_death_ms", SpreadJson(SpreadOf(promoted))},
+          {"overlap_ms_when_two_held", SpreadJson(SpreadOf(c.overlaps))},
+          {"replicaof_no_one_after_master_death_ms", SpreadJson(SpreadOf(c.replicaof))},
+          {"switch_after_master_death_ms", SpreadJson(SpreadOf(c.promoted))},
           {"per_run", per_run}};
 }
 
 void PrintTable(const std::vector<ModeRuns>& modes, int64_t hold_ms) {
-  std::printf("failover of node 0 with the token lock unreplicated (A holds %lld ms from 50 ms; master dies at 200 ms)\n",
+  std::printf("failover of node 0, token lock unreplicated: A and B each hold %lld ms; the master dies at 200 ms\n",
               static_cast<long long>(hold_ms));
-  std::printf("%-11s %-34s %-30s %s\n", "failover by", "two holders (Wilson 95%)", "overlap ms median [min, max]",
-              "promoted after the master died, ms median [min, max]");
+  std::printf("ms after the master died: REPLICAOF NO ONE = the replica is master; switch = clients are told\n");
+  std::printf("%-11s %-32s %-28s %-28s %s\n", "failover by", "two holders (Wilson 95%)", "overlap ms med [min, max]",
+              "REPLICAOF NO ONE ms", "switch ms med [min, max]");
   for (const ModeRuns& m : modes) {
-    int64_t k = 0;
-    std::vector<double> overlaps, promoted;
-    Collect(m, &k, &overlaps, &promoted);
-    const Interval w = WilsonInterval(k, static_cast<int64_t>(m.runs.size()));
+    const Collected c = Collect(m);
+    const Interval w = WilsonInterval(c.k, static_cast<int64_t>(m.runs.size()));
     char rate[64];
-    std::snprintf(rate, sizeof rate, "%lld of %lld = %.2f [%.2f, %.2f]", static_cast<long long>(k),
+    std::snprintf(rate, sizeof rate, "%lld of %lld = %.2f [%.2f, %.2f]", static_cast<long long>(c.k),
                   static_cast<long long>(w.n), w.estimate, w.low, w.high);
-    std::printf("%-11s %-34s %-30s %s\n", m.mode.c_str(), rate, SpreadText(SpreadOf(overlaps)).c_str(),
-                SpreadText(SpreadOf(promoted)).c_str());
+    std::printf("%-11s %-32s %-28s %-28s %s\n", m.mode.c_str(), rate, SpreadText(SpreadOf(c.overlaps)).c_str(),
+                SpreadText(SpreadOf(c.replicaof)).c_str(), SpreadText(SpreadOf(c.promoted)).c_str());
   }
 }
 
@@ -127,9 +134,11 @@ bool RunMode(const std::string& mode, const FailoverCompareFlags& f, ModeRuns* o
     }
     out->runs.push_back(OutcomeOf(r));
     const FailoverOutcome& o = out->runs.back();
-    std::fprintf(stderr, "failover-compare: %s %d/%d: %s, overlap %.0f ms, promoted %.0f ms after the master died\n",
+    std::fprintf(stderr,
+                 "failover-compare: %s %d/%d: %s, overlap %.0f ms; after the master died: REPLICAOF NO ONE %.0f ms, "
+                 "switch %.0f ms\n",
                  mode.c_str(), rep, f.reps, o.two_holders ? "two holders" : "one holder", o.overlap_ms,
-                 o.promoted_after_ms);
+                 o.replicaof_after_ms, o.promoted_after_ms);
   }
   return true;
 }
@@ -169,6 +178,14 @@ FailoverOutcome OutcomeOf(const RunResult& r) {
     if (e.detail.rfind(kScriptKill, 0) == 0) o.promoted_after_ms = 0;  // locklab promotes as it kills
     if (e.detail.rfind(kSentinelPromoted, 0) == 0) o.promoted_after_ms = static_cast<double>(e.value) / 1000.0;
   }
+  // The runtime's note on a Sentinel failover names each step's time after the master's death.
+  const std::string step = "REPLICAOF NO ONE sent after ";
+  for (const std::string& n : r.notes) {
+    const size_t at = n.find(step);
+    if (at != std::string::npos && n.compare(at + step.size(), 3, "not") != 0)
+      o.replicaof_after_ms = std::strtod(n.c_str() + at + step.size(), nullptr);
+  }
+  if (o.promoted_after_ms == 0) o.replicaof_after_ms = 0;  // scripted: at the kill
   return o;
 }
 

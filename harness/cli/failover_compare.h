@@ -27,6 +27,7 @@ struct FailoverOutcome {
   bool two_holders = false;        // the checkers saw the lock held twice at once
   double overlap_ms = 0;           // how long (the checkers' overlap)
   double promoted_after_ms = -1;   // from the master's death to the promotion clients follow (-1: none)
+  double replicaof_after_ms = -1;  // Sentinel: from the master's death to REPLICAOF NO ONE (-1: not seen)
 };
 // From a run kept with its events (RunOne(..., keep_events = true)).
 FailoverOutcome OutcomeOf(const RunResult& r);

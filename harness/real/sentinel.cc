@@ -192,17 +192,22 @@ Status Sentinels::WaitAgreed(int64_t deadline_us) {
     for (int i = 0; i < count(); ++i) {
       const Result<std::string> m = Query(i, {"SENTINEL", "MASTER", name});
       const Result<std::string> r = Query(i, {"SENTINEL", "REPLICAS", name});
-      if (!m.ok() || !r.ok()) {
-        why = !m.ok() ? m.status().message() : r.status().message();
+      const Result<std::string> o = Query(i, {"SENTINEL", "SENTINELS", name});
+      if (!m.ok() || !r.ok() || !o.ok()) {
+        why = !m.ok() ? m.status().message() : !r.ok() ? r.status().message() : o.status().message();
         continue;
       }
+      // Each one links to the others too (they start out judged down until they first answer):
+      // a failover needs their votes.
+      const bool others_up = o->find("s_down") == std::string::npos && o->find("disconnected") == std::string::npos;
       const bool ok = SentinelField(*m, "flags") == "master" &&
-                      SentinelField(*m, "num-other-sentinels") == std::to_string(count() - 1) &&
+                      SentinelField(*m, "num-other-sentinels") == std::to_string(count() - 1) && others_up &&
                       SentinelField(*r, "flags") == "slave" && SentinelField(*r, "master-link-status") == "ok";
       if (ok) ++agreed;
       else why = "sentinel " + std::to_string(i) + " sees master flags '" + SentinelField(*m, "flags") + "', " +
-                 SentinelField(*m, "num-other-sentinels") + " other sentinels, replica flags '" +
-                 SentinelField(*r, "flags") + "' link '" + SentinelField(*r, "master-link-status") + "'";
+                 SentinelField(*m, "num-other-sentinels") + " other sentinels (" + (others_up ? "up" : "not all up") +
+                 "), replica flags '" + SentinelField(*r, "flags") + "' link '" +
+                 SentinelField(*r, "master-link-status") + "'";
     }
     if (agreed == count()) return Status::Ok();
     if (MonotonicNowUs() > deadline_us) break;

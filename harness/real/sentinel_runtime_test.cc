@@ -120,13 +120,15 @@ TEST(SentinelRuntime, SentinelPromotesClientsFollowAndTheUnreplicatedLockIsLost)
 
 // The same race through the token lock and the checkers (the comparison's spec, shortened).
 TEST(SentinelRuntime, TokenLockTwoHoldersMeasuredByTheCheckers) {
-  RunSpec spec = FailoverRaceSpec("sentinel", /*hold_ms=*/4000, /*seed=*/1);
+  RunSpec spec = FailoverRaceSpec("sentinel", /*hold_ms=*/5000, /*seed=*/1);
   std::string err;
   ASSERT_TRUE(ResolveSpec(&spec).ok(&err)) << err;
   RunResult res = RunOne(spec, false, /*keep_events=*/true);
   ASSERT_TRUE(res.completed) << res.error;
   const FailoverOutcome o = OutcomeOf(res);
   ASSERT_GT(o.promoted_after_ms, 0) << "no promotion recorded";
+  EXPECT_GT(o.replicaof_after_ms, 0);  // Sentinel's REPLICAOF NO ONE, before it tells the clients
+  EXPECT_LE(o.replicaof_after_ms, o.promoted_after_ms);
   EXPECT_EQ(res.check.safety.max_concurrent_holders, 2);
   EXPECT_GT(res.check.safety.overlap_ms_total, 0);
   EXPECT_TRUE(o.two_holders);
