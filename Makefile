@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need.
 PKGS := g++ cmake make pkg-config libhiredis-dev libevent-dev nlohmann-json3-dev libcli11-dev \
-        libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-tools python3 libboost-dev \
+        libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-sentinel redis-tools python3 libboost-dev \
         parallel
 
 # What `make plots` needs on top: Jupyter's nbconvert, a Python kernel, pandas and matplotlib.
@@ -24,7 +24,7 @@ deps:
 	    echo "make: installing missing packages:$$missing"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
-	    if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server >/dev/null 2>&1 || true; fi; \
+	    if command -v systemctl >/dev/null 2>&1; then systemctl stop redis-server redis-sentinel >/dev/null 2>&1 || true; fi; \
 	  else \
 	    echo "make: missing packages. Run this once, then make again:"; \
 	    echo "  sudo apt-get install -y$$missing"; exit 1; \

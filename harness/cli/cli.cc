@@ -17,6 +17,7 @@
 #include "harness/cli/cli_list.h"
 #include "harness/cli/map_cli.h"
 #include "harness/cli/merge_cli.h"
+#include "harness/cli/failover_compare.h"
 #include "harness/cli/proxy_cli.h"
 #include "harness/cli/scenario_cli.h"
 #include "harness/cli/study_cli.h"
@@ -118,6 +119,7 @@ std::string TypeName(const std::string& key) {
   if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0) return "MS";
   if (key.size() > 4 && key.compare(key.size() - 4, 4, "_ppm") == 0) return "PPM";
   if (key == "profile") return "NAME|FILE";
+  if (key == "failover_by") return "script|sentinel";
   return "";
 }
 
@@ -477,6 +479,7 @@ int CliMain(int argc, char** argv) {
   const CalibrateCli calibrate(app);
   const CheckCli check(app);
   const ProxyCli proxy(app);
+  const FailoverCompareCli failover_compare(app);
   CLI::App* merge = app.add_subcommand("merge", "join the outputs of a sweep's shards (--shard I/N) into one");
   MergeFlags merge_flags;
   AddMergeFlags(merge, &merge_flags);
@@ -500,6 +503,7 @@ int CliMain(int argc, char** argv) {
     if (merge->parsed()) return MergeCommand(merge_flags);
     if (check.parsed()) return check.Run();
     if (proxy.parsed()) return proxy.Run();
+    if (failover_compare.parsed()) return failover_compare.Run(CommandLine(argc, argv));
     if (explore.parsed()) return explore.Run(CommandLine(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locklab: internal error: %s\n", OneLine(e.what()).c_str());

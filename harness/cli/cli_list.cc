@@ -48,7 +48,8 @@ const KindHelp kKinds[] = {
     {FaultAction::Kind::kPartition, "at_ms,target,node,duration_ms", "client `target` cannot reach node `node`"},
     {FaultAction::Kind::kFailover, "at_ms,target,duration_ms",
      "at at_ms node 0's replica is cut off; duration_ms later its master dies and the replica is promoted "
-     "(writes in between are lost; needs --replica)"},
+     "(writes in between are lost; needs --replica); with --failover-by sentinel only the master dies and three "
+     "real redis-sentinel promote the replica"},
     {FaultAction::Kind::kDelayMessage, "target,command,occurrence,duration_ms",
      "the occurrence-th `command` (* = any) sent by client `target` gets duration_ms extra delay (at_ms ignored)"},
 };

@@ -62,6 +62,8 @@ Status RedisRuntime::Impl::LoadScripts(const std::string& host, int port) {
 RedisRuntime::Impl::~Impl() {
   run_over = true;  // from here on nothing is delivered and nothing resumes
   CloseSubConns(-1);
+  CloseSentinelSubs();
+  if (sentinel_fo.deadline_ev != nullptr) event_free(sentinel_fo.deadline_ev);
   for (auto& c : clients)
     for (auto& conn : c->conns)
       if (conn.ac != nullptr) {
@@ -99,7 +101,8 @@ RedisRuntime::Impl::~Impl() {
   if (cap_ev != nullptr) event_free(cap_ev);
   if (watchdog_ev != nullptr) event_free(watchdog_ev);
   if (base != nullptr) event_base_free(base);
-  servers.reset();  // stops our redis-server processes
+  sentinels.reset();  // stops our redis-sentinel processes
+  servers.reset();    // stops our redis-server processes
 }
 
 Status RedisRuntime::Impl::ConnectAll() {
@@ -160,6 +163,8 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
   // Connections first, outside the run's time: a thousand clients connecting during the run
   // would measure the TCP handshake instead of the lock.
   if (Status s = ConnectAll(); !s.ok()) return s;
+  if (sentinels)
+    if (Status s = SubscribeSentinels(); !s.ok()) return s;
   SnapshotStats();
 
   start_mono_us = MonoNowUs();
@@ -181,6 +186,7 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
   running = false;
   run_over = true;
   CloseSubConns(-1);  // unsubscribes: Redis drops a closed connection's subscriptions
+  CloseSentinelSubs();
   event_del(cap_ev);
   event_del(watchdog_ev);
   // A crashed client's frames go now: nothing will ever resume them.
@@ -337,6 +343,8 @@ Status CheckConfig(const BackendConfig& cfg, const std::vector<std::string>& exi
                            std::to_string(cfg.nodes) + " nodes");
   if (!existing_endpoints.empty() && cfg.with_replica)
     return Status::Invalid("redis runtime: a replica (failover) needs locklab's own servers: drop --redis");
+  if (cfg.failover_by_sentinel && !cfg.with_replica)
+    return Status::Invalid("redis runtime: Sentinel mode watches node 0 and its replica: it needs with_replica");
   return Status::Ok();
 }
 
@@ -356,7 +364,7 @@ Status RedisRuntime::Impl::SetEndpoints(const std::vector<std::string>& existing
       ep_port.push_back(servers->port(e));
       ep_server.push_back(e);
     }
-    return Status::Ok();
+    return cfg.failover_by_sentinel ? StartSentinels() : Status::Ok();
   }
   for (const auto& ep : existing_endpoints) {
     std::string host;

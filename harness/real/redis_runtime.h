@@ -31,6 +31,13 @@
 //    failover (endpoint 0 must have a replica): at at_us the replica is stopped and cut off
 //    from the master (later writes on the master are not replicated), at at_us + duration_us
 //    the master is killed, the replica resumed and promoted, and endpoint 0 points at it.
+//    Sentinel mode (BackendConfig::failover_by_sentinel; sentinel.h): three redis-sentinel
+//    watch node 0 and its replica; endpoint 0 is the master SENTINEL get-master-addr-by-name
+//    names, and the runtime, subscribed on every sentinel, moves it when the first
+//    +switch-master comes (every client reconnects on its next command). The failover's second
+//    step then only kills the master and resumes the replica: Sentinel promotes it, and until it
+//    announces so, commands to node 0 are refused (kError). The history gets a fault record at
+//    the kill and one at the switch (value: µs after the kill); Notes() the steps' times.
 //    With existing servers (--redis), faults that need to control a server are refused. Plans
 //    are checked by ValidateFault (sim/fault.h), and each fault writes the same history record
 //    as in the simulator (FaultStartRecord & co.); how it was applied goes to Notes().

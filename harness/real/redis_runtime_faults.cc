@@ -59,7 +59,7 @@ void RedisRuntime::Impl::ApplyFault(const FaultAction& f, int step) {
     case FaultAction::Kind::kPauseNode: return step == 0 ? PauseNode(f) : ResumeNode(f);
     case FaultAction::Kind::kNodeClockJump: return JumpNodeClock(f);
     case FaultAction::Kind::kPartition: return CutOff(f);
-    case FaultAction::Kind::kFailover: return step == 0 ? BeginFailover(f) : PromoteReplica(f);
+    case FaultAction::Kind::kFailover: return step == 0 ? BeginFailover(f) : FailoverSecondStep(f);
     case FaultAction::Kind::kDelayMessage: return;  // matched when the command is sent
   }
 }
@@ -178,7 +178,7 @@ void RedisRuntime::Impl::BeginFailover(const FaultAction& f) {
     return FaultFailed(f, s.message());
   Record(FaultStartRecord(f));
   if (f.duration_us > 0) return ArmFault(f, 1, TrueNowUs() + f.duration_us);
-  PromoteReplica(f);
+  FailoverSecondStep(f);
 }
 
 void RedisRuntime::Impl::PromoteReplica(const FaultAction& f) {

@@ -6,6 +6,7 @@
 //   redis_runtime_commands.cc  commands, their network hop, deadlines and records
 //   redis_runtime_pubsub.cc    SUBSCRIBE, published messages, WaitMessage
 //   redis_runtime_faults.cc    the fault plan, one function per kind
+//   redis_runtime_sentinel.cc  Sentinel mode: the sentinels, +switch-master, failover by Sentinel
 // Single-threaded: everything runs on the thread that runs the libevent loop.
 #pragma once
 
@@ -26,6 +27,7 @@
 
 #include "harness/real/real_clock.h"
 #include "harness/real/redis_runtime.h"
+#include "harness/real/sentinel.h"
 #include "sim/clock.h"
 #include "sim/fault.h"
 #include "sim/net_model.h"
@@ -46,6 +48,7 @@ constexpr int64_t kConnectWaitUs = 15'000'000;  // all connections up before the
 constexpr int64_t kRestartWaitUs = 10'000'000;  // a restarted server must answer by then
 constexpr int64_t kRestartPollUs = 2'000;
 constexpr int64_t kWatchdogUs = 250'000;        // stall detection period
+constexpr int64_t kSentinelWaitUs = 15'000'000;  // Sentinel must announce +switch-master by then
 
 inline int64_t MonoNowUs() { return MonotonicNowUs(); }
 
@@ -216,6 +219,21 @@ struct RedisRuntime::Impl {
     event* ev;
   };
 
+  // Sentinel mode: one subscription connection per sentinel (the channels of the failover's steps).
+  struct SentinelSub {
+    Impl* rt = nullptr;
+    int index = 0;
+    redisAsyncContext* ac = nullptr;
+    int confirmed = 0;  // SUBSCRIBE answers
+  };
+  // Sentinel mode: a failover's times (true time; -1 until seen), first seen from any sentinel.
+  struct SentinelFailover {
+    int64_t killed_us = -1, odown_us = -1, promote_sent_us = -1, promoted_us = -1, switch_us = -1;
+    int switch_from = -1;  // the sentinel whose +switch-master came first
+    int64_t at_us = 0;     // the fault's planned cut-off
+    event* deadline_ev = nullptr;
+  };
+
   struct RestartPoll {
     int endpoint = -1;
     int server = -1;
@@ -267,6 +285,9 @@ struct RedisRuntime::Impl {
   int faults_pending = 0;
   std::vector<RestartPoll> restarts;
   bool failover_planned = false;
+  std::unique_ptr<Sentinels> sentinels;  // Sentinel mode only
+  std::vector<std::unique_ptr<SentinelSub>> sentinel_subs;
+  SentinelFailover sentinel_fo;
 
   // Accounting.
   int64_t cmd_total = 0;
@@ -393,6 +414,19 @@ struct RedisRuntime::Impl {
   void CutOff(const FaultAction& f);
   void BeginFailover(const FaultAction& f);
   void PromoteReplica(const FaultAction& f);
+  void FailoverSecondStep(const FaultAction& f) { return sentinels ? KillMasterForSentinel(f) : PromoteReplica(f); }
+
+  // --- Sentinel mode (redis_runtime_sentinel.cc). ---
+  Status StartSentinels();      // next to our servers; endpoint 0 from SENTINEL get-master-addr-by-name
+  Status SubscribeSentinels();  // before the run: every sentinel's failover channels, confirmed
+  void CloseSentinelSubs();
+  static void OnSentinelConnect(const redisAsyncContext* ac, int status);
+  static void OnSentinelDisconnect(const redisAsyncContext* ac, int status);
+  static void OnSentinelReply(redisAsyncContext* ac, void* r, void* privdata);
+  void OnSentinelEvent(int sentinel, const std::string& channel, const std::string& payload);
+  void KillMasterForSentinel(const FaultAction& f);  // the failover's second step: SIGKILL, SIGCONT
+  void FollowSwitch(const std::string& host, int port);  // endpoint 0 -> the new master
+  static void OnSentinelDeadline(evutil_socket_t, short, void* arg);
   static void OnPauseEnd(evutil_socket_t, short, void* arg);
   static void OnRestartPoll(evutil_socket_t, short, void* arg);
   static void OnCap(evutil_socket_t, short, void* arg);

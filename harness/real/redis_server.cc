@@ -1,8 +1,8 @@
 #include "harness/real/real_clock.h"
 #include "harness/run/build_info.h"
 #include "harness/real/redis_server.h"
+#include "harness/real/process_registry.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,148 +30,6 @@ namespace locklab {
 
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// The process-wide registry of live servers and their directories. Fixed-size arrays of atomics
-// so that a signal handler can walk them (no locks, no allocation).
-
-constexpr int kMaxPids = 4096;
-constexpr int kMaxDirs = 256;
-constexpr size_t kMaxDirLen = 240;
-
-std::atomic<pid_t> g_pids[kMaxPids];
-std::atomic<int> g_dir_used[kMaxDirs];  // 0 free, 1 being written, 2 valid
-char g_dirs[kMaxDirs][kMaxDirLen];
-std::atomic<bool> g_hooks_installed{false};
-struct sigaction g_old_int, g_old_term;
-
-bool RegisterPid(pid_t pid) {
-  for (auto& slot : g_pids) {
-    pid_t expected = 0;
-    if (slot.compare_exchange_strong(expected, pid)) return true;
-  }
-  return false;
-}
-
-bool IsRegistered(pid_t pid) {
-  for (auto& slot : g_pids)
-    if (slot.load() == pid) return true;
-  return false;
-}
-
-void UnregisterPid(pid_t pid) {
-  for (auto& slot : g_pids) {
-    pid_t expected = pid;
-    if (slot.compare_exchange_strong(expected, 0)) return;
-  }
-}
-
-int RegisterDir(const std::string& dir) {
-  if (dir.size() >= kMaxDirLen) return -1;
-  for (int i = 0; i < kMaxDirs; ++i) {
-    int expected = 0;
-    if (g_dir_used[i].compare_exchange_strong(expected, 1)) {
-      std::memcpy(g_dirs[i], dir.c_str(), dir.size() + 1);
-      g_dir_used[i].store(2);
-      return i;
-    }
-  }
-  return -1;
-}
-
-void UnregisterDir(int slot) {
-  if (slot >= 0) g_dir_used[slot].store(0);
-}
-
-// Removes a directory tree with raw syscalls only (async-signal-safe); depth-limited because
-// our directories are two levels deep at most.
-void RemoveTree(int parent_fd, const char* name, int depth) {
-  int fd = static_cast<int>(syscall(SYS_openat, parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
-  if (fd >= 0) {
-    alignas(8) char buf[4096];
-    for (int rounds = 0; rounds < 1000; ++rounds) {
-      long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-      if (n <= 0) break;
-      for (long off = 0; off < n;) {
-        struct Dirent64 {
-          uint64_t ino;
-          int64_t off;
-          unsigned short reclen;
-          unsigned char type;
-          char name[1];
-        };
-        auto* d = reinterpret_cast<Dirent64*>(buf + off);
-        off += d->reclen;
-        const char* child = d->name;
-        if (child[0] == '.' && (child[1] == '\0' || (child[1] == '.' && child[2] == '\0'))) continue;
-        if (d->type == DT_DIR) {
-          if (depth > 0) RemoveTree(fd, child, depth - 1);
-        } else {
-          syscall(SYS_unlinkat, fd, child, 0);
-        }
-      }
-    }
-    syscall(SYS_close, fd);
-  }
-  syscall(SYS_unlinkat, parent_fd, name, AT_REMOVEDIR);
-}
-
-// Kills every registered server, waits for each, removes every registered directory.
-// Async-signal-safe.
-void KillAllRegistered() {
-  for (auto& slot : g_pids) {
-    pid_t pid = slot.load();
-    if (pid > 0) kill(pid, SIGKILL);
-  }
-  for (auto& slot : g_pids) {
-    pid_t pid = slot.exchange(0);
-    if (pid > 0) waitpid(pid, nullptr, 0);
-  }
-  for (int i = 0; i < kMaxDirs; ++i) {
-    int expected = 2;
-    if (g_dir_used[i].compare_exchange_strong(expected, 1)) {
-      RemoveTree(AT_FDCWD, g_dirs[i], 3);
-      g_dir_used[i].store(0);
-    }
-  }
-}
-
-void OnTerminatingSignal(int sig, siginfo_t* info, void* ctx) {
-  KillAllRegistered();
-  // Somebody else wanted this signal too (a CLI's graceful stop): let it have it.
-  const struct sigaction& old = sig == SIGINT ? g_old_int : g_old_term;
-  if (old.sa_flags & SA_SIGINFO) {
-    if (old.sa_sigaction != nullptr) {
-      old.sa_sigaction(sig, info, ctx);
-      return;
-    }
-  } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
-    old.sa_handler(sig);
-    return;
-  }
-  _exit(128 + sig);
-}
-
-void AtExit() { KillAllRegistered(); }
-
-void InstallHooksOnce() {
-  bool expected = false;
-  if (!g_hooks_installed.compare_exchange_strong(expected, true)) return;
-  std::atexit(AtExit);
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = OnTerminatingSignal;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM}) {
-    struct sigaction& old = sig == SIGINT ? g_old_int : g_old_term;
-    sigaction(sig, nullptr, &old);
-    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;  // e.g. nohup
-    sigaction(sig, &sa, nullptr);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-
 int64_t MonoUs() { return MonotonicNowUs(); }
 
 int64_t RealUs() { return RealtimeNowUs(); }
@@ -183,23 +40,6 @@ void SleepUs(int64_t us) {
   }
 }
 
-// A port nobody listens on right now. Racy by nature (another process may take it before
-// redis-server binds it): Start() retries with a fresh port when the bind fails.
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  int port = 0;
-  socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
-}
 
 // Layout of the clock file; must match struct ClockShimPage in harness/real/shim/clockshim.c.
 struct ClockShimPage {
@@ -289,6 +129,22 @@ pid_t ForkManagedChild(int stdin_fd) {
 
 // ---------------------------------------------------------------------------------------------
 
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  int port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
 std::string FindClockShim() {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("LOCKLAB_CLOCKSHIM"); env != nullptr && env[0] != '\0') candidates.push_back(env);
@@ -352,7 +208,7 @@ Result<std::unique_ptr<RedisServers>> RedisServers::Start(const RedisServerOptio
                           " not found or not executable (install Debian's redis-server, or use --redis HOST:PORT)");
   }
   RaiseFileLimit();
-  InstallHooksOnce();
+  InstallCleanupHooks();
 
   std::unique_ptr<RedisServers> s(new RedisServers());
   s->options_ = options;
@@ -367,7 +223,7 @@ Result<std::unique_ptr<RedisServers>> RedisServers::Start(const RedisServerOptio
     return Status::Failed("redis servers: mkdtemp " + templ + ": " + std::strerror(errno));
   }
   s->dir_ = buf.data();
-  s->dir_slot_ = RegisterDir(s->dir_);
+  s->dir_slot_ = RegisterTempDir(s->dir_);
 
   const int total = options.masters + (options.with_replica ? 1 : 0);
   s->servers_.resize(static_cast<size_t>(total));
@@ -421,8 +277,8 @@ RedisServers::~RedisServers() {
   for (auto& sv : servers_)
     if (sv.clock_page != nullptr) munmap(sv.clock_page, kClockFileBytes);
   if (!dir_.empty()) {
-    UnregisterDir(dir_slot_);
-    RemoveTree(AT_FDCWD, dir_.c_str(), 3);
+    UnregisterTempDir(dir_slot_);
+    RemoveTempDirNow(dir_);
   }
 }
 
@@ -481,7 +337,7 @@ Status RedisServers::Spawn(int i) {
   }
   if (log_fd >= 0) close(log_fd);
   if (null_fd >= 0) close(null_fd);
-  if (!RegisterPid(pid)) {
+  if (!RegisterChildPid(pid)) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     return Status::Failed("redis servers: too many live servers in this process");
@@ -508,7 +364,7 @@ Status RedisServers::WaitReady(int i) {
     int status = 0;
     pid_t r = waitpid(sv.pid, &status, WNOHANG);
     if (r == sv.pid) {
-      UnregisterPid(sv.pid);
+      UnregisterChildPid(sv.pid);
       sv.pid = 0;
       return Status::Failed("redis server " + std::to_string(i) + " (port " + std::to_string(sv.port) +
                             ") exited at start-up (status " + std::to_string(status) + "); its log ends with:\n" +
@@ -556,14 +412,14 @@ Status RedisServers::WaitReplicaInSync() {
 void RedisServers::Reap(int i) {
   Server& sv = servers_[static_cast<size_t>(i)];
   if (sv.pid <= 0) return;
-  if (!IsRegistered(sv.pid)) {  // the signal hook already killed and reaped it: the pid is stale
+  if (!IsChildPidRegistered(sv.pid)) {  // the signal hook already killed and reaped it: the pid is stale
     sv.pid = 0;
     return;
   }
   kill(sv.pid, SIGKILL);  // also ends a SIGSTOPped server
   while (waitpid(sv.pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  UnregisterPid(sv.pid);
+  UnregisterChildPid(sv.pid);
   sv.pid = 0;
   sv.paused = false;
 }
@@ -601,7 +457,7 @@ Status RedisServers::Pause(int i) {
   while ((r = waitpid(sv.pid, &status, WUNTRACED)) < 0 && errno == EINTR) {
   }
   if (r == sv.pid && !WIFSTOPPED(status)) {  // it had died: now it is reaped
-    UnregisterPid(sv.pid);
+    UnregisterChildPid(sv.pid);
     sv.pid = 0;
     return Status::Failed("redis server " + std::to_string(i) + " had exited before it could be paused");
   }

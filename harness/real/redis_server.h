@@ -153,6 +153,11 @@ Result<std::string> QueryRedis(const std::string& host, int port, const std::vec
 // "HOST:PORT" -> host, port; false when malformed.
 bool ParseHostPort(const std::string& s, std::string* host, int* port);
 
+// A loopback port nobody listens on right now (0 when none could be found). Racy by nature
+// (another process may take it before our child binds it): callers retry with a fresh port
+// when the bind fails.
+int FreeLoopbackPort();
+
 // Raises RLIMIT_NOFILE to its hard limit (a thousand clients need thousands of sockets).
 void RaiseFileLimit();
 

@@ -55,6 +55,16 @@ Status ResolveNames(RunSpec* s) {
   if (!ParseTraceMode(s->trace, &tm))
     return Status::Invalid("unknown trace '" + s->trace + "' (commands, locks, none)");
   if (alg->needs_replica) s->replica = true;
+  if (s->failover_by != "script" && s->failover_by != "sentinel")
+    return Status::Invalid("unknown failover_by '" + s->failover_by + "' (script, sentinel)");
+  if (s->failover_by == "sentinel") {
+    if (s->backend != "redis")
+      return Status::Invalid("--failover-by sentinel needs --backend redis (the simulator promotes the replica itself: "
+                             "--failover-by script)");
+    if (!s->redis.empty())
+      return Status::Invalid("--failover-by sentinel needs locklab's own servers and sentinels: drop --redis");
+    s->replica = true;
+  }
   return Status::Ok();
 }
 

@@ -48,6 +48,7 @@ BackendConfig MakeBackendConfig(const RunSpec& spec, sim::CostModel cost) {
   bc.clients = spec.clients;
   bc.nodes = spec.nodes;
   bc.with_replica = spec.replica;
+  bc.failover_by_sentinel = spec.failover_by == "sentinel";
   bc.seed = spec.seed;
   bc.command_timeout_us = spec.command_timeout_ms * 1000;
   bc.trace_commands = spec.trace == kDefaultTrace;

@@ -57,6 +57,10 @@ struct RunSpec {
   int64_t command_timeout_ms = 1000;  // a command with no reply by then has an unknown outcome
   int nodes = 0;                      // Redis endpoints; 0 = what the algorithm needs
   bool replica = false;               // endpoint 0 has an asynchronous replica (failover)
+  // Who promotes the replica in a failover fault: "script" (locklab, at the planned time) or
+  // "sentinel" (three real redis-sentinel; real backend only; implies replica). In a report's
+  // config only when it is not "script".
+  std::string failover_by = "script";
   int64_t stock = 100;                // seckill: initial stock
   double read_ratio = 0;              // share of requests that only read the resource under a read
                                       // lock (rwlock; other locks take their one lock either way)

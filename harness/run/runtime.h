@@ -38,6 +38,9 @@ struct BackendConfig {
   int clients = 1;
   int nodes = 1;              // Redis endpoints the algorithm addresses
   bool with_replica = false;  // endpoint 0 is a master with one asynchronous replica
+  // Real backend only: three redis-sentinel watch endpoint 0 and its replica, clients find the
+  // master through them, and a failover fault only kills the master: Sentinel promotes.
+  bool failover_by_sentinel = false;
   uint64_t seed = 1;
   int64_t command_timeout_us = 1'000'000;  // a command with no reply by then is kTimeout
   NetSetting net;

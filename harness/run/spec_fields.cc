@@ -43,6 +43,10 @@ const std::vector<SpecField>& SpecFields() {
        [](RunSpec& s) -> FieldPtr { return &s.nodes; }},
       {"replica", false, "endpoint 0 has an asynchronous replica (needed by the failover fault)",
        [](RunSpec& s) -> FieldPtr { return &s.replica; }},
+      {"failover_by", false,
+       "who promotes node 0's replica in a failover fault: script (locklab, at the planned time) or sentinel "
+       "(three real redis-sentinel notice the dead master and promote it; --backend redis only; implies --replica)",
+       [](RunSpec& s) -> FieldPtr { return &s.failover_by; }},
       {"stock", false, "seckill: initial stock", [](RunSpec& s) -> FieldPtr { return &s.stock; }},
       {"read_ratio", false,
        "share of requests, [0, 1], that only read the resource under a read lock (rwlock: readers share it, a "
