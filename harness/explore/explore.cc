@@ -131,6 +131,31 @@ void Search(const ExploreOptions& o, const std::function<void(const std::string&
 
 }  // namespace
 
+ShrinkOptions ShrinkOptionsFor(const ExploreSpace& space, double margin) {
+  ShrinkOptions so;
+  so.margin = margin;
+  so.points = [&space](const Candidate& c) {
+    const CandidateRun r = RunCandidate(space, c);
+    return r.ok ? ProtocolPoints(r.result.events) : std::vector<ProtocolPoint>();
+  };
+  so.limits.nodes = space.nodes;
+  so.limits.kinds = space.kinds;
+  so.limits.max_magnitude_ms = [&space](FaultAction::Kind k) -> int64_t {
+    using K = FaultAction::Kind;
+    switch (k) {
+      case K::kPauseClient:
+      case K::kPauseNode: return space.pause.HiMs(space.ttl_ms);
+      case K::kPartition: return space.partition.HiMs(space.ttl_ms);
+      case K::kFailover: return space.failover.HiMs(space.ttl_ms);
+      case K::kDelayMessage: return space.delay.HiMs(space.ttl_ms);
+      case K::kClientClockJump:
+      case K::kNodeClockJump: return space.jump.HiMs(space.ttl_ms);
+      default: return 0;
+    }
+  };
+  return so;
+}
+
 ExploreResult Explore(const ExploreOptions& o, const std::function<void(const std::string&)>& progress) {
   ExploreResult res;
   Search(o, progress, &res);
@@ -147,7 +172,7 @@ ExploreResult Explore(const ExploreOptions& o, const std::function<void(const st
     const CandidateRun r = RunCandidate(space, c);
     return r.ok && r.observed.Has(primary);
   };
-  res.minimal = Shrink(res.finding.candidate, fails, o.shrink_margin, &res.shrink_stats);
+  res.minimal = Shrink(res.finding.candidate, fails, ShrinkOptionsFor(space, o.shrink_margin), &res.shrink_stats);
   res.minimal_observed = RunCandidate(space, res.minimal).observed;
   res.shrunk = true;
   res.shrink_seconds = Since(t0);

@@ -74,6 +74,11 @@ struct ExploreResult {
   double shrink_seconds = 0;
 };
 
+// How Explore shrinks a finding in `space` (which must outlive the options): moves onto the
+// protocol points of the candidate's own simulator runs, replacements of the space's kinds only,
+// merged and moved magnitudes up to the space's range maxima.
+ShrinkOptions ShrinkOptionsFor(const ExploreSpace& space, double margin);
+
 // `progress`: called with a line about once a second while searching and when shrinking starts
 // (may be empty).
 ExploreResult Explore(const ExploreOptions& o, const std::function<void(const std::string&)>& progress);

@@ -82,6 +82,50 @@ TEST_F(ExploreTest, FindsShrinksAndTheFileReplaysTheRun) {
   EXPECT_TRUE(two.minimal == r.minimal);
 }
 
+// gc-pause's race made by two pauses of the holder inside one critical section: the first ends
+// while A still has its lease (A would finish in time), the second begins when A resumes, so only
+// together do they keep A frozen past its TTL and let B in before A's stale write. One pause from
+// the first's start to the second's end does the same: the shrinker merges them and ends at one.
+TEST_F(ExploreTest, TwoPausesInOneHoldAreMergedIntoOne) {
+  ExploreSpace s;
+  s.algorithm = "token";
+  s.clients = 2;
+  s.kinds = {K::kPauseClient};
+  s.find = {FindingClass::kDamage};
+  ASSERT_TRUE(CheckSpace(&s).ok());
+  Candidate c;
+  c.clients = {{0, 300, 1}, {200, 300, 1}};
+  auto pause = [](int64_t at_ms, int64_t ms) {
+    FaultAction f;
+    f.kind = K::kPauseClient;
+    f.target = 0;
+    f.at_us = at_ms * 1000;
+    f.duration_us = ms * 1000;
+    return f;
+  };
+  c.faults = {pause(100, 600), pause(700, 600)};
+  const StillFails fails = [&](const Candidate& x) {
+    const CandidateRun r = RunCandidate(s, x);
+    return r.ok && r.observed.damage;
+  };
+  ASSERT_TRUE(fails(c));
+  for (const FaultAction& f : c.faults) {
+    Candidate alone = c;
+    alone.faults = {f};
+    ASSERT_FALSE(fails(alone)) << "one pause alone must not make the race";
+  }
+  ShrinkStats stats;
+  const Candidate out = Shrink(c, fails, ShrinkOptionsFor(s, 0.1), &stats);
+  ASSERT_EQ(out.faults.size(), 1u);
+  EXPECT_EQ(stats.merged, 1);
+  EXPECT_EQ(out.faults[0].at_us, 100'000);
+  EXPECT_GT(out.faults[0].duration_us, 600'000);  // longer than either pause was
+  EXPECT_TRUE(fails(out));
+  ShrinkStats again;
+  EXPECT_TRUE(Shrink(c, fails, ShrinkOptionsFor(s, 0.1), &again) == out);  // deterministic
+  EXPECT_EQ(again.tries, stats.tries);
+}
+
 // SETNX/DEL with no expiry: a holder that crashes leaves the lock held for ever. The found file
 // judges `stuck`, so it carries the liveness bound.
 TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {

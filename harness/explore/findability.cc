@@ -69,6 +69,13 @@ json ExploreRow(const FindabilityOptions& fo, const ExploreSpace& space, uint64_
   row["shrunk_faults"] = r.minimal.faults.size();
   row["shrunk_clients"] = r.minimal.clients.size();
   row["shrink_runs"] = r.shrink_stats.tries;
+  row["shrink_point_runs"] = r.shrink_stats.point_runs;
+  row["shrink_seconds"] = Round(r.shrink_seconds, 0.001);
+  row["shrink_merged"] = r.shrink_stats.merged;
+  row["shrink_moved"] = r.shrink_stats.moved;
+  row["shrink_simplified"] = r.shrink_stats.simplified;
+  row["shrink_started_later"] = r.shrink_stats.started_later;
+  if (r.shrink_stats.out_of_tries) row["shrink_out_of_tries"] = true;
   row["showed"] = FindingsText(r.minimal_observed, space.find);
   if (file.empty()) return row;
   const json doc = FoundScenarioDoc(o, r, "locklab explore " + SpaceFlags(space) + " --seed " + std::to_string(seed));
@@ -94,7 +101,7 @@ json ExploreRow(const FindabilityOptions& fo, const ExploreSpace& space, uint64_
 
 // The summary of a variant's seeds.
 json Summary(const json& seeds) {
-  std::vector<double> runs, secs, shrunk;
+  std::vector<double> runs, secs, shrunk, shrink_secs, total_secs;
   int64_t found = 0;
   for (const json& s : seeds) {
     if (!s["found"].get<bool>()) continue;
@@ -102,6 +109,8 @@ json Summary(const json& seeds) {
     runs.push_back(s["runs"].get<double>());
     secs.push_back(s["seconds"].get<double>());
     shrunk.push_back(s["shrunk_faults"].get<double>());
+    shrink_secs.push_back(s["shrink_seconds"].get<double>());
+    total_secs.push_back(s["seconds"].get<double>() + s["shrink_seconds"].get<double>());
   }
   const Interval w = WilsonInterval(found, static_cast<int64_t>(seeds.size()));
   json out = {{"found", found},
@@ -113,6 +122,10 @@ json Summary(const json& seeds) {
     out["runs_max"] = *std::max_element(runs.begin(), runs.end());
     out["seconds_median"] = Round(Median(secs), 0.001);
     out["seconds_max"] = *std::max_element(secs.begin(), secs.end());
+    out["shrink_seconds_median"] = Round(Median(shrink_secs), 0.001);
+    out["shrink_seconds_max"] = *std::max_element(shrink_secs.begin(), shrink_secs.end());
+    out["finding_seconds_median"] = Round(Median(total_secs), 0.001);  // search + shrink
+    out["finding_seconds_max"] = Round(*std::max_element(total_secs.begin(), total_secs.end()), 0.001);
     out["shrunk_faults_median"] = Median(shrunk);
     out["shrunk_faults_max"] = *std::max_element(shrunk.begin(), shrunk.end());
   }

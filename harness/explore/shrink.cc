@@ -8,17 +8,118 @@ namespace {
 
 using K = FaultAction::Kind;
 
-// A predicate that counts its calls.
+// A predicate that counts its calls and refuses every candidate once the runs are spent.
 struct Counted {
   const StillFails& fails;
   ShrinkStats* stats;
+  int64_t max_tries;
+  bool Spent() const {
+    stats->out_of_tries = stats->out_of_tries || stats->tries + stats->point_runs >= max_tries;
+    return stats->out_of_tries;
+  }
   bool operator()(const Candidate& c) const {
+    if (Spent()) return false;
     ++stats->tries;
     const bool f = fails(c);
     if (f) ++stats->kept;
     return f;
   }
 };
+
+// Each pair of faults (i < j) tried as one (Merges); the merged fault takes i's place.
+bool MergePairs(Candidate* cur, const Counted& fails, const MoveLimits& limits) {
+  bool changed = false;
+  for (size_t i = 0; i < cur->faults.size(); ++i) {
+    for (size_t j = i + 1; j < cur->faults.size();) {
+      bool merged = false;
+      for (const FaultAction& g : Merges(cur->faults[i], cur->faults[j], limits)) {
+        Candidate next = *cur;
+        next.faults[i] = g;
+        next.faults.erase(next.faults.begin() + static_cast<long>(j));
+        if (!fails(next)) continue;
+        *cur = std::move(next);
+        merged = changed = true;
+        ++fails.stats->merged;
+        break;
+      }
+      if (!merged) ++j;  // else j now names the next fault
+    }
+  }
+  return changed;
+}
+
+// Each fault dropped while another one moves (Moves), with the protocol points of the schedule
+// without it.
+bool DropWithMove(Candidate* cur, const Counted& fails, const PointsOf& points_of, const MoveLimits& limits) {
+  bool changed = false;
+  for (size_t i = 0; i < cur->faults.size() && cur->faults.size() > 1;) {
+    const FaultAction dropped = cur->faults[i];
+    Candidate base = *cur;
+    base.faults.erase(base.faults.begin() + static_cast<long>(i));
+    std::vector<ProtocolPoint> points;
+    if (points_of && !fails.Spent()) {
+      ++fails.stats->point_runs;
+      points = points_of(base);
+    }
+    bool moved = false;
+    for (size_t j = 0; j < base.faults.size() && !moved; ++j) {
+      for (const FaultAction& g : Moves(base.faults[j], dropped, points, limits)) {
+        Candidate next = base;
+        next.faults[j] = g;
+        if (!fails(next)) continue;
+        *cur = std::move(next);
+        moved = changed = true;
+        ++fails.stats->moved;
+        break;
+      }
+    }
+    if (!moved) ++i;  // else i now names the next fault
+  }
+  return changed;
+}
+
+// A timed client pause that begins before its client has started holds the client back and
+// nothing else: the client starting when the pause ends, without the pause.
+bool PausesBeforeStart(Candidate* cur, const Counted& fails) {
+  bool changed = false;
+  for (size_t i = 0; i < cur->faults.size();) {
+    const FaultAction& f = cur->faults[i];
+    const int t = f.target;
+    const bool before = f.kind == FaultAction::Kind::kPauseClient && f.on_send.empty() && t >= 0 &&
+                        t < static_cast<int>(cur->clients.size()) &&
+                        f.at_us <= cur->clients[static_cast<size_t>(t)].start_ms * 1000 &&
+                        f.at_us + f.duration_us > cur->clients[static_cast<size_t>(t)].start_ms * 1000;
+    if (before) {
+      Candidate next = *cur;
+      next.clients[static_cast<size_t>(t)].start_ms = (f.at_us + f.duration_us) / 1000;
+      next.faults.erase(next.faults.begin() + static_cast<long>(i));
+      if (fails(next)) {
+        *cur = std::move(next);
+        changed = true;
+        ++fails.stats->started_later;
+        continue;  // i now names the next fault
+      }
+    }
+    ++i;
+  }
+  return changed;
+}
+
+bool SimplerKinds(Candidate* cur, const Counted& fails, const MoveLimits& limits) {
+  bool changed = false;
+  for (size_t i = 0; i < cur->faults.size(); ++i) {
+    for (const FaultAction& g : Simpler(cur->faults[i], limits)) {
+      Candidate next = *cur;
+      next.faults[i] = g;
+      if (!fails(next)) continue;
+      *cur = std::move(next);
+      changed = true;
+      ++fails.stats->simplified;
+      break;
+    }
+  }
+  return changed;
+}
 
 // Delta debugging over n items: tries removing chunks of n/2, n/4, ..., 1 (each chunk from the
 // front); `without(cur, i, len)` is cur without items [i, i + len); `size(cur)` its item count.
@@ -139,7 +240,14 @@ Candidate WithoutClient(const Candidate& c, int client) {
 }
 
 Candidate Shrink(const Candidate& start, const StillFails& fails, double margin, ShrinkStats* stats) {
-  const Counted counted{fails, stats};
+  ShrinkOptions o;
+  o.margin = margin;
+  return Shrink(start, fails, o, stats);
+}
+
+Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOptions& options, ShrinkStats* stats) {
+  const Counted counted{fails, stats, options.max_tries};
+  MoveLimits limits = options.limits;
   Candidate cur = start;
   auto fault_count = [](const Candidate& c) { return c.faults.size(); };
   auto without_faults = [](const Candidate& c, size_t i, size_t len) {
@@ -155,12 +263,17 @@ Candidate Shrink(const Candidate& start, const StillFails& fails, double margin,
   };
   for (int round = 0; round < kMaxShrinkRounds; ++round) {
     bool changed = DropChunks(&cur, counted, without_faults, fault_count);
+    changed = PausesBeforeStart(&cur, counted) || changed;
+    limits.clients = static_cast<int>(cur.clients.size());
+    changed = MergePairs(&cur, counted, limits) || changed;
+    changed = DropWithMove(&cur, counted, options.points, limits) || changed;
+    changed = SimplerKinds(&cur, counted, limits) || changed;
     changed = ShrinkMagnitudes(&cur, counted) || changed;
     changed = DropChunks(&cur, counted, without_clients, client_count) || changed;
     changed = ShrinkRequests(&cur, counted) || changed;
     if (!changed) break;
   }
-  AddMargins(&cur, counted, margin);
+  AddMargins(&cur, counted, options.margin);
   return cur;
 }
 

@@ -1,35 +1,64 @@
-// Shrinking a finding to a minimal schedule, deterministically: the same finding and predicate
-// give the same result. Each step keeps a change only when the candidate still fails:
+// Shrinking a finding to a minimal schedule, deterministically: the same finding, predicate and
+// options give the same result. Each step keeps a change only when the candidate still fails:
 //   1. faults: delta debugging over the fault list (drop chunks of half, a quarter, ... one);
-//   2. magnitudes: each fault's duration or |clock delta| by binary search down to the smallest
+//   2. a timed client pause that begins before its client starts becomes that client's later
+//      start (a client frozen before it did anything has only started later);
+//   3. merges: each pair of faults of the same kind on the same target becomes one
+//      (shrink_moves.h: Merges);
+//   4. moves: each fault is dropped while one other fault moves (another trigger, time, target,
+//      or a larger magnitude: Moves) so that it alone does what the two did;
+//   5. kinds: a fault with a magnitude becomes a crash where the space has crashes (Simpler);
+//   6. magnitudes: each fault's duration or |clock delta| by binary search down to the smallest
 //      whole ms that still fails;
-//   3. clients (with the faults aimed at them; later clients are renumbered), then each
+//   7. clients (with the faults aimed at them; later clients are renumbered), then each
 //      client's requests, by the same chunked removal and binary search;
 // repeated until a round changes nothing (at most kMaxShrinkRounds). Last, each magnitude gets a
 // margin (max(margin x value, 20 ms)) when the schedule still fails with it: a schedule poised at
 // its exact threshold would show the race on the simulator and miss it on real Redis by a
 // scheduling jitter.
+// Bounded: at most max_tries runs in all (predicate calls and the runs that list a schedule's
+// protocol points); once they are spent every further step is refused and the schedule reached
+// so far is the result.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 
 #include "harness/explore/candidate.h"
+#include "harness/explore/generate.h"
+#include "harness/explore/shrink_moves.h"
 
 namespace locklab {
 
 constexpr int kMaxShrinkRounds = 4;
 constexpr int64_t kMarginFloorMs = 20;
+constexpr int64_t kMaxShrinkTries = 20'000;
 
 // True when the candidate still shows the finding. Called on one thread, in a fixed order.
 using StillFails = std::function<bool(const Candidate&)>;
 
-struct ShrinkStats {
-  int64_t tries = 0;  // predicate calls
-  int64_t kept = 0;   // changes kept
+// The commands each client sent in a run of the candidate (ProtocolPoints of its history).
+using PointsOf = std::function<std::vector<ProtocolPoint>(const Candidate&)>;
+
+struct ShrinkOptions {
+  double margin = 0;  // the fraction added to each shrunk magnitude at the end (0: none)
+  int64_t max_tries = kMaxShrinkTries;
+  PointsOf points;    // empty: moves onto other protocol points are not tried
+  MoveLimits limits;  // clients is taken from the candidate
 };
 
-// `start` must fail. `margin`: the fraction added to each shrunk magnitude at the end (0: none).
+struct ShrinkStats {
+  int64_t tries = 0;        // predicate calls
+  int64_t kept = 0;         // candidates that still failed
+  int64_t point_runs = 0;   // runs that listed protocol points
+  // Faults merged, dropped by a move, made simpler, turned into a later start.
+  int64_t merged = 0, moved = 0, simplified = 0, started_later = 0;
+  bool out_of_tries = false;  // max_tries was reached
+};
+
+// `start` must fail.
+Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOptions& options, ShrinkStats* stats);
+// Without moves onto protocol points or simpler kinds, the margin alone.
 Candidate Shrink(const Candidate& start, const StillFails& fails, double margin, ShrinkStats* stats);
 
 // The pieces, for tests.

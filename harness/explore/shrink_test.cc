@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace locklab {
 namespace {
 
@@ -100,6 +103,135 @@ TEST(Shrink, WithoutClientRenumbersFaults) {
   EXPECT_EQ(out.faults[1].target, 0);   // client 0 stays
   EXPECT_EQ(out.faults[2].target, 2);   // client 3 becomes 2
   EXPECT_EQ(out.faults[3].target, 2);   // node faults keep their node
+}
+
+// Client 0 frozen throughout [100, 900] ms by its timed pauses, taken together.
+bool FrozenThrough100To900(const Candidate& c) {
+  int64_t covered_to_us = 100'000;  // the union of the pauses, swept from 100 ms
+  for (int pass = 0; pass < 8; ++pass)
+    for (const FaultAction& f : c.faults)
+      if (f.kind == K::kPauseClient && f.target == 0 && f.on_send.empty() && f.at_us <= covered_to_us)
+        covered_to_us = std::max(covered_to_us, f.at_us + f.duration_us);
+  return covered_to_us >= 900'000;
+}
+
+// Two pauses that together make the race (neither alone does); one pause from the earlier start
+// to the later end makes it too: the shrinker ends at that one pause, shortened to the need.
+TEST(Shrink, TwoPausesThatTogetherMakeTheRaceMergeIntoOne) {
+  Candidate c;
+  c.clients = {{0, 300, 1}, {200, 300, 1}};
+  c.faults = {Pause(0, 50, 450), Pause(0, 400, 600)};
+  ASSERT_TRUE(FrozenThrough100To900(c));
+  for (const FaultAction& f : c.faults) {
+    Candidate alone = c;
+    alone.faults = {f};
+    ASSERT_FALSE(FrozenThrough100To900(alone));
+  }
+  ShrinkStats stats;
+  const Candidate out = Shrink(c, FrozenThrough100To900, 0, &stats);
+  ASSERT_EQ(out.faults.size(), 1u);
+  EXPECT_EQ(stats.merged, 1);
+  EXPECT_EQ(out.faults[0].at_us, 50'000);         // the earlier start
+  EXPECT_EQ(out.faults[0].duration_us, 850'000);  // to 900 ms, no longer
+  EXPECT_TRUE(FrozenThrough100To900(out));
+}
+
+// Client 1 paused for >= 1 s right after its 2nd GET: that alone fails, and so does the start's
+// pair of timed pauses (a stand-in for a race two faults make by luck of timing). Dropping either
+// timed pause while the other moves onto that protocol point ends at one fault.
+TEST(Shrink, AFaultDroppedWhileAnotherMovesOntoAProtocolPoint) {
+  const auto on_get2 = [](const FaultAction& f) {
+    return f.kind == K::kPauseClient && f.target == 1 && f.on_send == "GET" && f.occurrence == 2 &&
+           f.duration_us >= 1'000'000;
+  };
+  const StillFails fails = [&](const Candidate& c) {
+    bool a = false, b = false;
+    for (const FaultAction& f : c.faults) {
+      if (on_get2(f)) return true;
+      a = a || (f.target == 0 && f.at_us == 300'000 && f.on_send.empty());
+      b = b || (f.target == 1 && f.at_us == 500'000 && f.on_send.empty());
+    }
+    return a && b;
+  };
+  Candidate c;
+  c.clients = {{0, 300, 2}, {100, 300, 2}};
+  c.faults = {Pause(0, 300, 400), Pause(1, 500, 700)};
+  ShrinkOptions o;
+  int point_runs = 0;
+  o.points = [&](const Candidate&) {
+    ++point_runs;
+    std::vector<ProtocolPoint> p;
+    for (int occurrence = 1; occurrence <= 3; ++occurrence)
+      for (const char* command : {"SET", "GET"}) p.push_back({1, 0, command, occurrence, 100 * occurrence});
+    return p;
+  };
+  o.limits.max_magnitude_ms = [](K) -> int64_t { return 3000; };
+  ShrinkStats stats;
+  const Candidate out = Shrink(c, fails, o, &stats);
+  ASSERT_EQ(out.faults.size(), 1u);
+  EXPECT_TRUE(on_get2(out.faults[0]));
+  EXPECT_EQ(out.faults[0].duration_us, 1'000'000);  // the magnitude search brings it down again
+  EXPECT_EQ(stats.moved, 1);
+  EXPECT_EQ(stats.point_runs, point_runs);
+  // Without protocol points the move has nowhere to go: both pauses stay.
+  ShrinkStats none;
+  EXPECT_EQ(Shrink(c, fails, 0, &none).faults.size(), 2u);
+}
+
+TEST(Shrink, APauseBeforeItsClientStartsBecomesALaterStart) {
+  Candidate c;
+  c.clients = {{0, 100, 1}, {500, 100, 1}};
+  c.faults = {Pause(1, 200, 1000), Pause(0, 50, 100)};
+  // Fails while client 1 does nothing before 1200 ms and client 0 is paused at 50.
+  const StillFails fails = [](const Candidate& x) {
+    bool late = x.clients.size() == 2 && x.clients[1].start_ms >= 1200;
+    for (const FaultAction& f : x.faults)
+      late = late || (f.target == 1 && f.at_us <= 500'000 && f.at_us + f.duration_us >= 1'200'000);
+    bool paused0 = false;
+    for (const FaultAction& f : x.faults) paused0 = paused0 || (f.target == 0 && f.at_us == 50'000);
+    return late && paused0;
+  };
+  ShrinkStats stats;
+  const Candidate out = Shrink(c, fails, 0, &stats);
+  ASSERT_EQ(out.faults.size(), 1u);
+  EXPECT_EQ(out.faults[0].target, 0);
+  EXPECT_EQ(out.clients[1].start_ms, 1200);
+  EXPECT_EQ(stats.started_later, 1);
+}
+
+TEST(Shrink, StopsWhenItsRunsAreSpent) {
+  ShrinkOptions o;
+  o.max_tries = 5;
+  ShrinkStats stats;
+  const Candidate out = Shrink(Start(), PauseOf700, o, &stats);
+  EXPECT_EQ(stats.tries, 5);
+  EXPECT_TRUE(stats.out_of_tries);
+  EXPECT_TRUE(PauseOf700(out));  // what it reached still fails
+  ShrinkStats full;
+  Shrink(Start(), PauseOf700, ShrinkOptions(), &full);
+  EXPECT_FALSE(full.out_of_tries);
+}
+
+TEST(ShrinkMoves, MergesAndMovesAreBoundedAndKeepTheKind) {
+  MoveLimits l;
+  l.clients = 3;
+  l.max_magnitude_ms = [](K) -> int64_t { return 3000; };
+  const auto merged = Merges(Pause(0, 100, 200), Pause(0, 250, 300), l);
+  ASSERT_FALSE(merged.empty());
+  EXPECT_EQ(merged[0].at_us, 100'000);
+  EXPECT_EQ(merged[0].duration_us, 450'000);  // 100 to 550
+  EXPECT_TRUE(Merges(Pause(0, 100, 200), Pause(1, 250, 300), l).empty());  // another client
+  EXPECT_TRUE(Merges(Pause(0, 100, 200), CrashNode(0, 250), l).empty());   // another kind
+  std::vector<ProtocolPoint> many;
+  for (int i = 1; i <= 500; ++i) many.push_back({0, 0, "SET", i, i});
+  const auto moves = Moves(Pause(0, 100, 200), Pause(1, 900, 50), many, l);
+  EXPECT_LE(moves.size(), kMaxMovesPerFault);
+  for (const FaultAction& g : moves) EXPECT_EQ(g.kind, K::kPauseClient);
+  l.kinds = {K::kPauseClient, K::kCrashClient};
+  ASSERT_EQ(Simpler(Pause(0, 100, 200), l).size(), 1u);
+  EXPECT_EQ(Simpler(Pause(0, 100, 200), l)[0].kind, K::kCrashClient);
+  l.kinds = {K::kPauseClient};
+  EXPECT_TRUE(Simpler(Pause(0, 100, 200), l).empty());  // not a kind of the space
 }
 
 TEST(Shrink, MagnitudeOfClockJumpsKeepsTheSign) {
