@@ -55,7 +55,7 @@ struct Observed {
   bool overlap = false, overlap_unexplained = false, damage = false, stuck = false, stuck_unexplained = false;
   bool releases_failed = false, releases_failed_unexplained = false;
   std::vector<std::pair<int, int>> pairs;           // overlapping pairs
-  std::vector<std::pair<int, int>> unexplained_pairs;  // pairs with an overlap no pause explains
+  std::vector<std::pair<int, int>> unexplained_pairs;  // of `pairs`, those with an overlap no pause explains
   bool Has(FindingClass c) const;
   // The classes of `find` this run shows (empty: not a finding).
   std::vector<FindingClass> Findings(const std::vector<FindingClass>& find) const;

@@ -139,6 +139,7 @@ ShrinkOptions ShrinkOptionsFor(const ExploreSpace& space, double margin) {
     return r.ok ? ProtocolPoints(r.result.events) : std::vector<ProtocolPoint>();
   };
   so.limits.nodes = space.nodes;
+  so.limits.hold_max_ms = space.hold.HiMs(space.ttl_ms);
   so.limits.kinds = space.kinds;
   so.limits.max_magnitude_ms = [&space](FaultAction::Kind k) -> int64_t {
     using K = FaultAction::Kind;

@@ -126,6 +126,46 @@ TEST_F(ExploreTest, TwoPausesInOneHoldAreMergedIntoOne) {
   EXPECT_EQ(again.tries, stats.tries);
 }
 
+// A semaphore of 2 permits: A, frozen while acquiring, gets in late beside B and C; the checker
+// flags A+B and B+C (three holders at once), while A+C alone is two holders, which 2 permits allow.
+// The unexplained pairs are the checker's pairs that no pause explains: not A+C, so the found
+// file's `expect` is the verdict its replay gives.
+TEST_F(ExploreTest, UnexplainedPairsAreTheCheckersPairs) {
+  ExploreSpace s;
+  s.algorithm = "semaphore:permits=2";
+  s.kinds = {K::kPauseClient};
+  s.find = {FindingClass::kOverlapUnexplained};
+  ASSERT_TRUE(CheckSpace(&s).ok());
+  Candidate c;
+  c.clients = {{126, 467, 1}, {363, 395, 1}, {209, 500, 2}};
+  FaultAction f;
+  f.kind = K::kPauseClient;
+  f.target = 0;
+  f.on_send = "semaphore_acquire";
+  f.occurrence = 1;
+  f.duration_us = 629'000;
+  c.faults = {f};
+  const CandidateRun r = RunCandidate(s, c);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.observed.overlap);
+  const auto all = UnexplainedOverlaps(r.result.events, r.result.duration_us);
+  EXPECT_NE(std::find(all.begin(), all.end(), std::make_pair(0, 2)), all.end());  // A+C held together
+  EXPECT_EQ(std::find(r.observed.pairs.begin(), r.observed.pairs.end(), std::make_pair(0, 2)), r.observed.pairs.end());
+  ASSERT_TRUE(r.observed.overlap_unexplained);
+  for (const auto& p : r.observed.unexplained_pairs)
+    EXPECT_NE(std::find(r.observed.pairs.begin(), r.observed.pairs.end(), p), r.observed.pairs.end());
+  ExploreOptions o = Options(s, 1, 1);
+  ExploreResult found;
+  found.found = found.shrunk = true;
+  found.finding.candidate = found.minimal = c;
+  found.minimal_observed = r.observed;
+  const std::string path = Path("semaphore.json");
+  ASSERT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, found, "test").dump(2) + "\n").ok());
+  const FileReplay replay = ReplayFoundFile(path, "sim");
+  ASSERT_TRUE(replay.ok) << replay.error;
+  EXPECT_TRUE(replay.matches) << replay.verdict.expected << " / " << replay.verdict.observed;
+}
+
 // SETNX/DEL with no expiry: a holder that crashes leaves the lock held for ever. The found file
 // judges `stuck`, so it carries the liveness bound.
 TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {

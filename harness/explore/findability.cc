@@ -298,8 +298,8 @@ Result<json> RunFindability(const FindabilityOptions& o, const std::function<voi
 std::string FindabilityTable(const json& doc) {
   std::ostringstream o;
   o << "| scenario | variant | algorithm | fault kinds | finds | found (95% Wilson) | runs median / max | s median / max"
-       " | faults: shrunk median / max vs hand | real Redis |\n";
-  o << "|---|---|---|---|---|---|---|---|---|---|\n";
+       " | shrink s median / max | faults: shrunk median / max vs hand | real Redis |\n";
+  o << "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const json& row : doc["rows"]) {
     const json& sum = row["summary"];
     std::string targets;
@@ -327,11 +327,13 @@ std::string FindabilityTable(const json& doc) {
     if (any) {
       o << sum["runs_median"].dump() << " / " << sum["runs_max"].dump() << " | "
         << DoubleText(Round(sum["seconds_median"].get<double>(), 0.01)) << " / "
-        << DoubleText(Round(sum["seconds_max"].get<double>(), 0.01)) << " | " << sum["shrunk_faults_median"].dump()
+        << DoubleText(Round(sum["seconds_max"].get<double>(), 0.01)) << " | "
+        << DoubleText(Round(sum["shrink_seconds_median"].get<double>(), 0.01)) << " / "
+        << DoubleText(Round(sum["shrink_seconds_max"].get<double>(), 0.01)) << " | " << sum["shrunk_faults_median"].dump()
         << " / " << sum["shrunk_faults_max"].dump() << " vs " << row["hand_faults"].dump() << " | " << real << " |\n";
     } else {
       const json& s0 = row["seeds"].empty() ? json() : row["seeds"][0];
-      o << "- (budget: " << (s0.is_object() ? s0["runs"].dump() : "0") << " runs) | - | - vs "
+      o << "- (budget: " << (s0.is_object() ? s0["runs"].dump() : "0") << " runs) | - | - | - vs "
         << row["hand_faults"].dump() << " | - |\n";
     }
   }

@@ -48,32 +48,58 @@ bool MergePairs(Candidate* cur, const Counted& fails, const MoveLimits& limits) 
   return changed;
 }
 
-// Each fault dropped while another one moves (Moves), with the protocol points of the schedule
-// without it.
-bool DropWithMove(Candidate* cur, const Counted& fails, const PointsOf& points_of, const MoveLimits& limits) {
+// `base` (a schedule without `dropped`) as it is when `try_base`, then with each of its faults
+// moved (Moves), with the protocol points of base's run; the first that fails becomes *cur.
+bool TryMoves(Candidate* cur, const Candidate& base, bool try_base, const FaultAction& dropped, const Counted& fails,
+              const PointsOf& points_of, const MoveLimits& limits) {
+  if (try_base && fails(base)) {
+    *cur = base;
+    return true;
+  }
+  std::vector<ProtocolPoint> points;
+  if (points_of && !fails.Spent()) {
+    ++fails.stats->point_runs;
+    points = points_of(base);
+  }
+  for (size_t j = 0; j < base.faults.size(); ++j) {
+    for (const FaultAction& g : Moves(base.faults[j], dropped, points, limits)) {
+      Candidate next = base;
+      next.faults[j] = g;
+      if (!fails(next)) continue;
+      *cur = std::move(next);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Each fault dropped while another one moves. With `longer_holds`, each client's critical
+// section is also raised to the longest the space draws (limits.hold_max_ms) while the fault
+// goes: a pause that only lengthened a hold is then the hold itself, inside the space.
+bool DropWithMove(Candidate* cur, const Counted& fails, const PointsOf& points_of, const MoveLimits& limits,
+                  bool longer_holds) {
   bool changed = false;
   for (size_t i = 0; i < cur->faults.size() && cur->faults.size() > 1;) {
     const FaultAction dropped = cur->faults[i];
     Candidate base = *cur;
     base.faults.erase(base.faults.begin() + static_cast<long>(i));
-    std::vector<ProtocolPoint> points;
-    if (points_of && !fails.Spent()) {
-      ++fails.stats->point_runs;
-      points = points_of(base);
-    }
     bool moved = false;
-    for (size_t j = 0; j < base.faults.size() && !moved; ++j) {
-      for (const FaultAction& g : Moves(base.faults[j], dropped, points, limits)) {
-        Candidate next = base;
-        next.faults[j] = g;
-        if (!fails(next)) continue;
-        *cur = std::move(next);
-        moved = changed = true;
-        ++fails.stats->moved;
-        break;
+    if (!longer_holds) {
+      moved = TryMoves(cur, base, false, dropped, fails, points_of, limits);
+    } else {
+      for (size_t c = 0; c < base.clients.size() && !moved; ++c) {
+        if (base.clients[c].hold_ms >= limits.hold_max_ms) continue;
+        Candidate longer = base;
+        longer.clients[c].hold_ms = limits.hold_max_ms;
+        moved = TryMoves(cur, longer, true, dropped, fails, points_of, limits);
       }
     }
-    if (!moved) ++i;  // else i now names the next fault
+    if (moved) {
+      changed = true;
+      ++fails.stats->moved;
+    } else {
+      ++i;  // else i now names the next fault
+    }
   }
   return changed;
 }
@@ -266,7 +292,8 @@ Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOp
     changed = PausesBeforeStart(&cur, counted) || changed;
     limits.clients = static_cast<int>(cur.clients.size());
     changed = MergePairs(&cur, counted, limits) || changed;
-    changed = DropWithMove(&cur, counted, options.points, limits) || changed;
+    changed = DropWithMove(&cur, counted, options.points, limits, false) || changed;
+    changed = DropWithMove(&cur, counted, options.points, limits, true) || changed;
     changed = SimplerKinds(&cur, counted, limits) || changed;
     changed = ShrinkMagnitudes(&cur, counted) || changed;
     changed = DropChunks(&cur, counted, without_clients, client_count) || changed;

@@ -6,7 +6,9 @@
 //   3. merges: each pair of faults of the same kind on the same target becomes one
 //      (shrink_moves.h: Merges);
 //   4. moves: each fault is dropped while one other fault moves (another trigger, time, target,
-//      or a larger magnitude: Moves) so that it alone does what the two did;
+//      or a larger magnitude: Moves) so that it alone does what the two did; then the same with
+//      one client's critical section raised to the longest the space draws (a pause that only
+//      lengthened a hold is then that hold, still inside the space);
 //   5. kinds: a fault with a magnitude becomes a crash where the space has crashes (Simpler);
 //   6. magnitudes: each fault's duration or |clock delta| by binary search down to the smallest
 //      whole ms that still fails;

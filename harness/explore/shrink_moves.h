@@ -38,6 +38,7 @@ struct MoveLimits {
   int nodes = 1;
   std::vector<FaultAction::Kind> kinds;  // empty: Simpler gives nothing
   std::function<int64_t(FaultAction::Kind)> max_magnitude_ms;
+  int64_t hold_max_ms = 0;  // the longest critical section the space draws (0: holds are not raised)
 };
 
 std::vector<FaultAction> Merges(const FaultAction& a, const FaultAction& b, const MoveLimits& limits);
