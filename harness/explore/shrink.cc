@@ -271,10 +271,11 @@ Candidate Shrink(const Candidate& start, const StillFails& fails, double margin,
   return Shrink(start, fails, o, stats);
 }
 
-Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOptions& options, ShrinkStats* stats) {
-  const Counted counted{fails, stats, options.max_tries};
-  MoveLimits limits = options.limits;
-  Candidate cur = start;
+namespace {
+
+// Removal and lowering only (the shrinker before moves and merges): faults, magnitudes, clients,
+// requests. True when it changed something.
+bool ClassicRound(Candidate* cur, const Counted& counted) {
   auto fault_count = [](const Candidate& c) { return c.faults.size(); };
   auto without_faults = [](const Candidate& c, size_t i, size_t len) {
     Candidate next = c;
@@ -287,18 +288,46 @@ Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOp
     for (size_t k = 0; k < len && next.clients.size() > 1; ++k) next = WithoutClient(next, static_cast<int>(i));
     return next;
   };
-  for (int round = 0; round < kMaxShrinkRounds; ++round) {
-    bool changed = DropChunks(&cur, counted, without_faults, fault_count);
-    changed = PausesBeforeStart(&cur, counted) || changed;
-    limits.clients = static_cast<int>(cur.clients.size());
-    changed = MergePairs(&cur, counted, limits) || changed;
-    changed = DropWithMove(&cur, counted, options.points, limits, false) || changed;
-    changed = DropWithMove(&cur, counted, options.points, limits, true) || changed;
-    changed = SimplerKinds(&cur, counted, limits) || changed;
-    changed = ShrinkMagnitudes(&cur, counted) || changed;
-    changed = DropChunks(&cur, counted, without_clients, client_count) || changed;
-    changed = ShrinkRequests(&cur, counted) || changed;
-    if (!changed) break;
+  bool changed = DropChunks(cur, counted, without_faults, fault_count);
+  changed = ShrinkMagnitudes(cur, counted) || changed;
+  changed = DropChunks(cur, counted, without_clients, client_count) || changed;
+  changed = ShrinkRequests(cur, counted) || changed;
+  return changed;
+}
+
+// Moves and merges, each round followed by a classic one.
+bool MoveRound(Candidate* cur, const Counted& counted, const ShrinkOptions& options) {
+  MoveLimits limits = options.limits;
+  limits.clients = static_cast<int>(cur->clients.size());
+  bool changed = PausesBeforeStart(cur, counted);
+  changed = MergePairs(cur, counted, limits) || changed;
+  changed = DropWithMove(cur, counted, options.points, limits, false) || changed;
+  changed = DropWithMove(cur, counted, options.points, limits, true) || changed;
+  changed = SimplerKinds(cur, counted, limits) || changed;
+  changed = ClassicRound(cur, counted) || changed;
+  return changed;
+}
+
+}  // namespace
+
+Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOptions& options, ShrinkStats* stats) {
+  const Counted counted{fails, stats, options.max_tries};
+  Candidate cur = start;
+  for (int round = 0; round < kMaxShrinkRounds; ++round)
+    if (!ClassicRound(&cur, counted)) break;
+  if (cur.faults.size() > 1) {  // moves and merges, kept only when they end with fewer faults
+    const ShrinkStats before = *stats;
+    Candidate moved = cur;
+    for (int round = 0; round < kMaxShrinkRounds; ++round)
+      if (!MoveRound(&moved, counted, options)) break;
+    if (moved.faults.size() < cur.faults.size()) {
+      cur = std::move(moved);
+    } else {  // what the move phase did is not in the result
+      stats->merged = before.merged;
+      stats->moved = before.moved;
+      stats->simplified = before.simplified;
+      stats->started_later = before.started_later;
+    }
   }
   AddMargins(&cur, counted, options.margin);
   return cur;

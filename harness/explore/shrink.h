@@ -1,23 +1,27 @@
 // Shrinking a finding to a minimal schedule, deterministically: the same finding, predicate and
-// options give the same result. Each step keeps a change only when the candidate still fails:
-//   1. faults: delta debugging over the fault list (drop chunks of half, a quarter, ... one);
-//   2. a timed client pause that begins before its client starts becomes that client's later
-//      start (a client frozen before it did anything has only started later);
-//   3. merges: each pair of faults of the same kind on the same target becomes one
-//      (shrink_moves.h: Merges);
-//   4. moves: each fault is dropped while one other fault moves (another trigger, time, target,
-//      or a larger magnitude: Moves) so that it alone does what the two did; then the same with
-//      one client's critical section raised to the longest the space draws (a pause that only
-//      lengthened a hold is then that hold, still inside the space);
-//   5. kinds: a fault with a magnitude becomes a crash where the space has crashes (Simpler);
-//   6. magnitudes: each fault's duration or |clock delta| by binary search down to the smallest
-//      whole ms that still fails;
-//   7. clients (with the faults aimed at them; later clients are renumbered), then each
-//      client's requests, by the same chunked removal and binary search;
-// repeated until a round changes nothing (at most kMaxShrinkRounds). Last, each magnitude gets a
-// margin (max(margin x value, 20 ms)) when the schedule still fails with it: a schedule poised at
-// its exact threshold would show the race on the simulator and miss it on real Redis by a
-// scheduling jitter.
+// options give the same result. Each step keeps a change only when the candidate still fails.
+// Classic rounds (removal and lowering), repeated until a round changes nothing (at most
+// kMaxShrinkRounds):
+//   - faults: delta debugging over the fault list (drop chunks of half, a quarter, ... one);
+//   - magnitudes: each fault's duration or |clock delta| by binary search down to the smallest
+//     whole ms that still fails;
+//   - clients (with the faults aimed at them; later clients are renumbered), then each client's
+//     requests, by the same chunked removal and binary search.
+// Then, when more than one fault is left, move rounds (each followed by a classic round; at most
+// kMaxShrinkRounds), whose result is kept only when it has fewer faults than the classic one
+// (so a schedule the classic rounds already bring to one fault is theirs):
+//   - a timed client pause that begins before its client starts becomes that client's later
+//     start (a client frozen before it did anything has only started later);
+//   - merges: each pair of faults of the same kind on the same target becomes one
+//     (shrink_moves.h: Merges);
+//   - moves: each fault is dropped while one other fault moves (another trigger, time, target,
+//     or a larger magnitude: Moves) so that it alone does what the two did; then the same with
+//     one client's critical section raised to the longest the space draws (a pause that only
+//     lengthened a hold is then that hold, still inside the space);
+//   - kinds: a fault with a magnitude becomes a crash where the space has crashes (Simpler).
+// Last, each magnitude gets a margin (max(margin x value, 20 ms)) when the schedule still fails
+// with it: a schedule poised at its exact threshold would show the race on the simulator and miss
+// it on real Redis by a scheduling jitter.
 // Bounded: at most max_tries runs in all (predicate calls and the runs that list a schedule's
 // protocol points); once they are spent every further step is refused and the schedule reached
 // so far is the result.
@@ -53,7 +57,7 @@ struct ShrinkStats {
   int64_t tries = 0;        // predicate calls
   int64_t kept = 0;         // candidates that still failed
   int64_t point_runs = 0;   // runs that listed protocol points
-  // Faults merged, dropped by a move, made simpler, turned into a later start.
+  // Faults merged, dropped by a move, made simpler, turned into a later start (in the result).
   int64_t merged = 0, moved = 0, simplified = 0, started_later = 0;
   bool out_of_tries = false;  // max_tries was reached
 };
