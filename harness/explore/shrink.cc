@@ -295,11 +295,18 @@ bool ClassicRound(Candidate* cur, const Counted& counted) {
   return changed;
 }
 
-// Moves and merges, each round followed by a classic one.
+// Removal and lowering with moves and merges between them.
 bool MoveRound(Candidate* cur, const Counted& counted, const ShrinkOptions& options) {
   MoveLimits limits = options.limits;
+  auto fault_count = [](const Candidate& c) { return c.faults.size(); };
+  auto without_faults = [](const Candidate& c, size_t i, size_t len) {
+    Candidate next = c;
+    next.faults.erase(next.faults.begin() + static_cast<long>(i), next.faults.begin() + static_cast<long>(i + len));
+    return next;
+  };
+  bool changed = DropChunks(cur, counted, without_faults, fault_count);
   limits.clients = static_cast<int>(cur->clients.size());
-  bool changed = PausesBeforeStart(cur, counted);
+  changed = PausesBeforeStart(cur, counted) || changed;
   changed = MergePairs(cur, counted, limits) || changed;
   changed = DropWithMove(cur, counted, options.points, limits, false) || changed;
   changed = DropWithMove(cur, counted, options.points, limits, true) || changed;
@@ -317,7 +324,7 @@ Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOp
     if (!ClassicRound(&cur, counted)) break;
   if (cur.faults.size() > 1) {  // moves and merges, kept only when they end with fewer faults
     const ShrinkStats before = *stats;
-    Candidate moved = cur;
+    Candidate moved = start;  // from the finding again: moves work best before magnitudes are lowered
     for (int round = 0; round < kMaxShrinkRounds; ++round)
       if (!MoveRound(&moved, counted, options)) break;
     if (moved.faults.size() < cur.faults.size()) {

@@ -7,9 +7,10 @@
 //     whole ms that still fails;
 //   - clients (with the faults aimed at them; later clients are renumbered), then each client's
 //     requests, by the same chunked removal and binary search.
-// Then, when more than one fault is left, move rounds (each followed by a classic round; at most
-// kMaxShrinkRounds), whose result is kept only when it has fewer faults than the classic one
-// (so a schedule the classic rounds already bring to one fault is theirs):
+// Then, when more than one fault is left, the finding is shrunk again from the start by move
+// rounds (at most kMaxShrinkRounds), each dropping faults, then the steps below, then a classic
+// round; that result is kept only when it has fewer faults than the classic one (so a schedule
+// the classic rounds already bring to one fault is theirs):
 //   - a timed client pause that begins before its client starts becomes that client's later
 //     start (a client frozen before it did anything has only started later);
 //   - merges: each pair of faults of the same kind on the same target becomes one
