@@ -152,5 +152,5 @@ bench-peers: peer-deps $(BUILD)/CMakeCache.txt
 # scenario replayed on real Redis. Writes results/explore/findability.json and results/explore/found/.
 .PHONY: findability
 findability: build
-	./$(BUILD)/locklab explore --findability --budget-runs 20000 --budget-s 60 --confirm-real \
+	./$(BUILD)/locklab explore --findability --budget-runs 20000 --budget-s 60 --jobs 2 --confirm-real \
 	  --out results/explore/findability.json
