@@ -36,7 +36,8 @@ struct FaultAction {
   int64_t at_us = 0;
   // A time window instead of an instant: when > 0, the run draws the fault's time uniformly in
   // [at_us, at_us + jitter_us] from its seed (harness/run PlanWorld), so that seeds meet the fault
-  // at every phase of the workload. Only for faults planned at a time (not on_send, not delay_message).
+  // at every phase of the workload; faults with the same at_us and jitter_us get one draw (they
+  // move together). Only for faults planned at a time (not on_send, not delay_message).
   int64_t jitter_us = 0;
   int target = 0;
   int node = 0;

@@ -84,5 +84,43 @@ TEST(FaultWindow, TheSeedDrawsTheInstantInsideTheWindow) {
   EXPECT_GE(starts.size(), 6u);  // eight draws from 50,001 instants: nearly all different
 }
 
+// Faults with the same window move together (one draw): the three node clock jumps of a Redlock
+// run land at one instant, a fault with another window elsewhere.
+TEST(FaultWindow, FaultsWithTheSameWindowMoveTogether) {
+  std::set<int64_t> apart;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    RunSpec s = SmallSpec("redlock");
+    s.seed = seed;
+    for (int node = 0; node < 3; ++node) {
+      FaultAction a;
+      a.kind = FaultAction::Kind::kNodeClockJump;
+      a.target = node;
+      a.at_us = 100'000;
+      a.jitter_us = 50'000;
+      a.delta_us = 1'000;
+      s.faults.plan.push_back(a);
+    }
+    FaultAction pause;
+    pause.kind = FaultAction::Kind::kPauseClient;
+    pause.at_us = 100'000;
+    pause.jitter_us = 60'000;
+    pause.duration_us = 1'000;
+    s.faults.plan.push_back(pause);
+    std::string error;
+    ASSERT_TRUE(ResolveSpec(&s).ok(&error)) << error;
+    const RunResult r = RunOne(s, false, /*keep_events=*/true);
+    ASSERT_TRUE(r.completed) << r.error;
+    std::set<int64_t> jumps;
+    int64_t pause_us = -1;
+    for (const Event& e : r.events) {
+      if (e.type == Ev::kFault && e.client < 0) jumps.insert(e.t_us);
+      if (e.type == Ev::kPauseStart) pause_us = e.t_us;
+    }
+    ASSERT_EQ(jumps.size(), 1u) << "seed " << seed << ": the three jumps at different times";
+    apart.insert(*jumps.begin() - pause_us);
+  }
+  EXPECT_GE(apart.size(), 3u);  // the pause's own window: drawn apart from the jumps
+}
+
 }  // namespace
 }  // namespace locklab

@@ -1,6 +1,7 @@
 // RunOne: from a resolved RunSpec to a checked RunResult, on the backend it names.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,8 +74,14 @@ Status PlanWorld(const RunSpec& spec, Runtime& rt) {
       cs.drift_ppm = (fault_rng.Unit() * 2 - 1) * spec.faults.clock_drift_ppm;
     if (cs.offset_us != 0 || cs.drift_ppm != 0) rt.SetClientClock(c, cs);
   }
+  // Faults with the same window (at_us, jitter_us) move together: one draw per window.
+  std::map<std::pair<int64_t, int64_t>, int64_t> window_offset_us;
   for (FaultAction a : spec.faults.plan) {
-    if (a.jitter_us > 0) a.at_us += window_rng.Uniform(0, a.jitter_us);
+    if (a.jitter_us > 0) {
+      auto [it, fresh] = window_offset_us.try_emplace({a.at_us, a.jitter_us}, 0);
+      if (fresh) it->second = window_rng.Uniform(0, a.jitter_us);
+      a.at_us += it->second;
+    }
     if (Status s = rt.PlanFault(a); !s.ok()) return s;
   }
   return PlanGcPauses(spec, fault_rng, rt);
