@@ -1,15 +1,29 @@
 #!/usr/bin/env node
 // node_peer.js: drives a Node.js Redis lock library for `locklab bench-peers`.
 //
-//   node node_peer.js --lib redlock|semaphore-mutex|semaphore-redlock --ports P[,P...] --events FILE
+//   node node_peer.js --lib redlock|semaphore-mutex|semaphore-redlock|sesame-redlock|universal-redlock
+//        --ports P[,P...] --events FILE
 //        [--clients N] (--duration-ms MS | --count N) [--key K] [--key-per-client] [--ttl-ms MS]
 //        [--acquire-timeout-ms MS] [--setting default|tuned] [--retry-ms MS] [--hold-ms MS]
 //        [--counter-file FILE] [--announce] [--client-base B] [--deadline-ms MS] [--history-out FILE]
+//        [--go-file FILE] [--release-marker] [--retry-until-timeout]
 //
 // Libraries (installed by `make bench-peers` into BUILD/peers/node_modules; NODE_PATH points there):
 //   redlock            node-redlock 4.x: new Redlock(clients).lock(key, ttl) / lock.unlock()
 //   semaphore-mutex    redis-semaphore: new Mutex(client, key, {lockTimeout}).tryAcquire() / release()
 //   semaphore-redlock  redis-semaphore: new RedlockMutex(clients, key, {lockTimeout}) (several nodes)
+//   sesame-redlock     @sesamecare-oss/redlock (node-redlock's maintained fork): redlock.using([key], ttl,
+//                      {automaticExtensionThreshold: ttl/5}, routine): acquires, extends by itself,
+//                      aborts the routine's signal when an extension fails, releases after the routine
+//   universal-redlock  redlock-universal: createRedlock({adapters, key, ttl}).using(routine) (auto-extension
+//                      at 80% of the TTL, the signal aborts when it fails; release errors are swallowed)
+// The scorecard's hooks (locklab scorecard): --go-file FILE: connect, then wait (polling every 2 ms)
+// until FILE exists before the first request; --release-marker: right before each release, send
+// ECHO locklab-release-marker on each of the client's connections without waiting (a fault proxy
+// can hold everything from that marker on: the release then reaches the server late);
+// --retry-until-timeout: an acquisition the library gave up on is asked again (10 ms apart) until
+// --acquire-timeout-ms has passed since the request began. When the library tells a holder its lock
+// is lost (an aborted signal), the summary's "learned" lists it ({client, t_us, how}).
 // Each client has its own ioredis connection to every port (ioredis defaults). --setting default
 // leaves every option of the library at its documented default except the lock's TTL and, for
 // redis-semaphore, the acquire timeout (the workload's); --setting tuned sets the retry delay to
@@ -39,11 +53,14 @@ function usage(msg) {
   process.exit(2);
 }
 
+const LIBS = ['redlock', 'semaphore-mutex', 'semaphore-redlock', 'sesame-redlock', 'universal-redlock'];
+
 function parseArgs(argv) {
   const a = {
     lib: '', ports: [], host: '127.0.0.1', clients: 1, durationMs: 0, count: 0, key: 'locklab:peer',
     keyPerClient: false, ttlMs: 10000, acquireTimeoutMs: 10000, setting: 'default', retryMs: 10, holdMs: 0,
     counterFile: '', announce: false, clientBase: 0, events: '', deadlineMs: 60000, historyOut: '',
+    goFile: '', releaseMarker: false, retryUntilTimeout: false,
   };
   const num = (name, v) => {
     const n = Number(v);
@@ -76,11 +93,13 @@ function parseArgs(argv) {
       case '--events': a.events = v(); break;
       case '--deadline-ms': a.deadlineMs = num(k, v()); break;
       case '--history-out': a.historyOut = v(); break;
+      case '--go-file': a.goFile = v(); break;
+      case '--release-marker': a.releaseMarker = true; break;
+      case '--retry-until-timeout': a.retryUntilTimeout = true; break;
       default: usage(`unknown argument '${k}'`);
     }
   }
-  if (!['redlock', 'semaphore-mutex', 'semaphore-redlock'].includes(a.lib))
-    usage('--lib must be redlock, semaphore-mutex or semaphore-redlock');
+  if (!LIBS.includes(a.lib)) usage(`--lib must be one of ${LIBS.join(', ')}`);
   if (a.ports.length === 0) usage('--ports is required');
   if (!a.events) usage('--events is required');
   if ((a.durationMs > 0) === (a.count > 0)) usage('give one of --duration-ms and --count');
@@ -155,12 +174,54 @@ function versionOf(pkg) {
   try {
     return require(`${pkg}/package.json`).version;
   } catch (e) {
+    // A package whose "exports" hides its package.json: read it from the module search path.
+    const dirs = (process.env.NODE_PATH || '').split(':').concat(module.paths).filter(Boolean);
+    for (const d of dirs) {
+      try {
+        return JSON.parse(fs.readFileSync(`${d}/${pkg}/package.json`, 'utf8')).version;
+      } catch (e2) {
+        // next directory
+      }
+    }
     return 'unknown';
   }
 }
 
+// Libraries whose lock lives inside a routine (using): acquire, run, release in one call.
+// using(c, key, routine(signal)) resolves after the release; it rejects before the routine ran
+// (acquisition failed; *entered stays false) or after (the release failed).
+function makeUsingAdapter(a, connsOf) {
+  if (a.lib === 'sesame-redlock') {
+    const { Redlock } = require('@sesamecare-oss/redlock');
+    const opts = {};
+    if (a.setting === 'tuned') Object.assign(opts, { retryDelay: a.retryMs, retryJitter: Math.floor(a.retryMs / 2) });
+    // The default threshold (500 ms) must be below ttl - 100: scaled to the TTL as the default is to 30 s locks.
+    const settings = { automaticExtensionThreshold: Math.max(1, Math.floor(a.ttlMs / 5)) };
+    const per = [];
+    return {
+      name: '@sesamecare-oss/redlock', version: versionOf('@sesamecare-oss/redlock'), options: Object.assign({}, opts, settings),
+      using: async (c, key, routine) => {
+        if (!per[c]) per[c] = new Redlock(connsOf(c), opts);
+        return await per[c].using([key], a.ttlMs, settings, (signal) => routine(signal));
+      },
+    };
+  }
+  const ru = require('redlock-universal');
+  const opts = {};
+  if (a.setting === 'tuned') opts.retryDelay = a.retryMs;
+  return {
+    name: 'redlock-universal', version: versionOf('redlock-universal'), options: opts,
+    using: async (c, key, routine) => {
+      const adapters = connsOf(c).map((r) => new ru.IoredisAdapter(r));
+      const lock = ru.createRedlock(Object.assign({ adapters, key, ttl: a.ttlMs }, opts));
+      return await lock.using((signal) => routine(signal));
+    },
+  };
+}
+
 function makeAdapter(a, connsOf) {
   const tuned = a.setting === 'tuned';
+  if (a.lib === 'sesame-redlock' || a.lib === 'universal-redlock') return makeUsingAdapter(a, connsOf);
   if (a.lib === 'redlock') {
     const Redlock = require('redlock');
     const opts = {};
@@ -213,7 +274,7 @@ function writeCounter(v) {
 }
 
 // --- Run. ---
-const stats = { acquired: 0, failed: 0, release_failed: 0, errors: [] };
+const stats = { acquired: 0, failed: 0, release_failed: 0, errors: [], learned: [] };
 let adapter = null;
 let conns = [];
 let finished = false;
@@ -238,7 +299,7 @@ function finish(code, crashed) {
     clients: args.clients, acquired: stats.acquired, failed: stats.failed, release_failed: stats.release_failed,
     counter_final: args.counterFile ? null : memCounter, commands_sent: sent,
     commands_sent_total: Object.values(sent).reduce((x, y) => x + y, 0), events: lines.length,
-    errors: stats.errors, crashed: crashed || null, exit: code,
+    errors: stats.errors, learned: stats.learned, crashed: crashed || null, exit: code,
   };
   process.stdout.write(JSON.stringify(summary) + '\n');
   for (const r of conns) r.disconnect();
@@ -268,6 +329,9 @@ async function main() {
   }
   adapter = makeAdapter(args, (c) => perClient[c]);
   await Promise.all(conns.map((r) => r.ping()));
+  if (args.goFile) {
+    for (let i = 0; i < 10000000 && !fs.existsSync(args.goFile); i++) await new Promise((r) => setTimeout(r, 2));
+  }
   counting = true;
 
   const start = nowUs();
@@ -277,36 +341,91 @@ async function main() {
   const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  async function client(local) {
-    const c = args.clientBase + local;
-    const key = args.keyPerClient ? `${args.key}:${c}` : args.key;
-    for (;;) {
-      if (args.durationMs > 0 ? nowUs() >= endAt : remaining <= 0) return;
-      if (args.count > 0) remaining--;
-      ev(c, 'acquire_start', { key });
+  const msgOf = (e) => String((e && e.message) || e).slice(0, 200);
+  const timedOut = (startUs) => nowUs() - startUs >= args.acquireTimeoutMs * 1000;
+
+  // The library's acquisition; with --retry-until-timeout asked again until the acquire timeout.
+  async function acquire(local, key, startUs) {
+    for (let i = 0; i < 100000; i++) {
       let h = null;
       try {
         h = await adapter.acquire(local, key);
       } catch (e) {
         noteError(e);
       }
+      if (h || !args.retryUntilTimeout || timedOut(startUs)) return h;
+      await sleep(10);
+    }
+    return null;
+  }
+
+  // Holding: enter (reads the counter), the hold, exit (writes it), the release marker.
+  async function criticalSection(c, local) {
+    stats.acquired++;
+    ev(c, 'acquire_ok');
+    const v = readCounter();
+    ev(c, 'enter', { read: v });
+    if (args.announce && !announced) {
+      announced = true;
+      process.stdout.write(JSON.stringify({ holding: true, client: c, t_us: nowUs() }) + '\n');
+    }
+    if (args.holdMs > 0) await sleep(args.holdMs);
+    else await yieldNow();
+    writeCounter(v + 1);
+    ev(c, 'exit', { wrote: v + 1 });
+    if (args.releaseMarker) {
+      for (const r of perClient[local]) r.echo('locklab-release-marker').catch(() => {});
+    }
+  }
+
+  // One request of a library with using(): the routine is the critical section.
+  async function usingRequest(c, local, key, startUs) {
+    let entered = false;
+    for (let i = 0; i < 100000; i++) {
+      try {
+        await adapter.using(local, key, async (signal) => {
+          entered = true;
+          signal.addEventListener('abort', () => {
+            stats.learned.push({ client: c, t_us: nowUs(), how: `signal aborted: ${msgOf(signal.error)}` });
+          });
+          await criticalSection(c, local);
+        });
+        ev(c, 'release_ok');
+        return;
+      } catch (e) {
+        noteError(e);
+        if (entered) {
+          stats.release_failed++;
+          ev(c, 'release_fail', { error: msgOf(e) });
+          return;
+        }
+        if (!args.retryUntilTimeout || timedOut(startUs)) break;
+        await sleep(10);
+      }
+    }
+    stats.failed++;
+    ev(c, 'acquire_fail');
+  }
+
+  async function client(local) {
+    const c = args.clientBase + local;
+    const key = args.keyPerClient ? `${args.key}:${c}` : args.key;
+    for (;;) {
+      if (args.durationMs > 0 ? nowUs() >= endAt : remaining <= 0) return;
+      if (args.count > 0) remaining--;
+      const startUs = nowUs();
+      ev(c, 'acquire_start', { key });
+      if (adapter.using) {
+        await usingRequest(c, local, key, startUs);
+        continue;
+      }
+      const h = await acquire(local, key, startUs);
       if (!h) {
         stats.failed++;
         ev(c, 'acquire_fail');
         continue;
       }
-      stats.acquired++;
-      ev(c, 'acquire_ok');
-      const v = readCounter();
-      ev(c, 'enter', { read: v });
-      if (args.announce && !announced) {
-        announced = true;
-        process.stdout.write(JSON.stringify({ holding: true, client: c, t_us: nowUs() }) + '\n');
-      }
-      if (args.holdMs > 0) await sleep(args.holdMs);
-      else await yieldNow();
-      writeCounter(v + 1);
-      ev(c, 'exit', { wrote: v + 1 });
+      await criticalSection(c, local);
       let ok = false;
       try {
         ok = await adapter.release(h);

@@ -4,7 +4,7 @@
   /usr/bin/python3 py_peer.py --ports P --events FILE [--clients N] (--duration-ms MS | --count N)
       [--key K] [--key-per-client] [--ttl-ms MS] [--acquire-timeout-ms MS] [--setting default|tuned]
       [--retry-ms MS] [--hold-ms MS] [--counter-file FILE] [--announce] [--client-base B]
-      [--deadline-ms MS] [--history-out FILE]
+      [--deadline-ms MS] [--history-out FILE] [--go-file FILE] [--release-marker] [--retry-until-timeout]
 
 Each client is a thread with its own redis.Redis connection (redis-py defaults) and its own
 Lock: client.lock(key, timeout=ttl, blocking_timeout=acquire timeout). --setting default keeps
@@ -16,6 +16,12 @@ counter), time.sleep(0) (or --hold-ms), exit (writes counter + 1), lock.release(
 release_ok | release_fail (LockNotOwnedError and the like). Requests stop when --duration-ms
 has passed or when the --count pool (shared by the process's clients) is empty. The counter
 lives in this process, or in --counter-file (shared by processes: the pause test).
+
+The scorecard's hooks (locklab scorecard): --go-file FILE: connect, then wait (polling every 2 ms)
+until FILE exists before the first request; --release-marker: right before each release, send
+ECHO locklab-release-marker on the lock's connection (a fault proxy can hold everything from that
+marker on: the release then reaches the server late); --retry-until-timeout: accepted for the
+drivers' common interface (redis-py's blocking_timeout already retries until the acquire timeout).
 
 Output: one JSON line per event in --events (t_us = CLOCK_MONOTONIC in µs, time.monotonic_ns()),
 written when the run ends (also on SIGTERM); with --announce, a line {"holding": true, ...} on
@@ -58,6 +64,9 @@ def parse_args():
     p.add_argument("--client-base", type=int, default=0)
     p.add_argument("--deadline-ms", type=int, default=60000)
     p.add_argument("--history-out", default="")
+    p.add_argument("--go-file", default="")
+    p.add_argument("--release-marker", action="store_true")
+    p.add_argument("--retry-until-timeout", action="store_true")
     a = p.parse_args()
     ports = [int(x) for x in a.ports.split(",") if x]
     if len(ports) != 1:
@@ -204,11 +213,18 @@ def finish(code, crashed=None):
             "failed": state["failed"], "release_failed": state["release_failed"],
             "counter_final": None if ARGS.counter_file else counter["value"], "commands_sent": sent,
             "commands_sent_total": sum(sent.values()), "events": len(lines), "errors": state["errors"],
-            "crashed": crashed, "exit": code,
+            "learned": [], "crashed": crashed, "exit": code,
         }
         sys.stdout.write(json.dumps(summary) + "\n")
         sys.stdout.flush()
         os._exit(code)
+
+
+def wait_for_go_file():
+    for _ in range(10_000_000):  # the --deadline-ms timer ends the process long before
+        if not ARGS.go_file or os.path.exists(ARGS.go_file):
+            return
+        time.sleep(0.002)
 
 
 def client_thread(local_id, ready, start, start_box):
@@ -225,6 +241,7 @@ def client_thread(local_id, ready, start, start_box):
         return
     ready.wait()
     start.wait()
+    wait_for_go_file()
     _local.counts = {}
     with _counts_lock:
         _all_counts.append(_local.counts)
@@ -266,6 +283,8 @@ def client_thread(local_id, ready, start, start_box):
         ev(c, "exit", wrote=v + 1)
         released = False
         try:
+            if ARGS.release_marker:
+                r.echo("locklab-release-marker")
             lock.release()
             released = True
         except Exception as e:  # noqa: BLE001 - LockNotOwnedError: the lock was no longer ours
