@@ -330,6 +330,7 @@ async function main() {
   adapter = makeAdapter(args, (c) => perClient[c]);
   await Promise.all(conns.map((r) => r.ping()));
   if (args.goFile) {
+    process.stdout.write('{"ready":true}\n');
     for (let i = 0; i < 10000000 && !fs.existsSync(args.goFile); i++) await new Promise((r) => setTimeout(r, 2));
   }
   counting = true;

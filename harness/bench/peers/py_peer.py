@@ -17,7 +17,7 @@ release_ok | release_fail (LockNotOwnedError and the like). Requests stop when -
 has passed or when the --count pool (shared by the process's clients) is empty. The counter
 lives in this process, or in --counter-file (shared by processes: the pause test).
 
-The scorecard's hooks (locklab scorecard): --go-file FILE: connect, then wait (polling every 2 ms)
+The scorecard's hooks (locklab scorecard): --go-file FILE: connect, print {"ready": true}, then wait (polling every 2 ms)
 until FILE exists before the first request; --release-marker: right before each release, send
 ECHO locklab-release-marker on the lock's connection (a fault proxy can hold everything from that
 marker on: the release then reaches the server late); --retry-until-timeout: accepted for the
@@ -308,6 +308,9 @@ def main():
     for t in threads:
         t.start()
     ready.wait()  # every client connected (or failed to)
+    if ARGS.go_file:
+        sys.stdout.write('{"ready": true}\n')
+        sys.stdout.flush()
     start_box[0] = now_us()
     start.wait()
     for t in threads:
