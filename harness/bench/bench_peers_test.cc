@@ -230,7 +230,7 @@ TEST(PeerDriver, ATimeLimitKillsTheDriver) {
 // Failed saying why when the node peers cannot run here.
 Status NodePeersInstalled() {
   const std::string nm = DefaultPeerModulesDir() + "/node_modules";
-  for (const char* pkg : {"redlock", "redis-semaphore", "ioredis"})
+  for (const char* pkg : {"redlock", "redis-semaphore", "ioredis", "@sesamecare-oss/redlock", "redlock-universal"})
     if (!std::filesystem::exists(nm + "/" + pkg + "/package.json"))
       return Status::Failed(std::string("node peers not installed (") + nm + "/" + pkg +
                             " missing; `make test` and `make bench-peers` install them from the npm registry)");
@@ -324,6 +324,16 @@ TEST(PeerDriver, TinyNodeRedlockRun) {
 TEST(PeerDriver, TinyRedisSemaphoreRun) {
   REQUIRE_PEER(NodePeersInstalled());
   TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "semaphore-mutex"}, "semaphore");
+}
+
+TEST(PeerDriver, TinySesameRedlockRun) {
+  REQUIRE_PEER(NodePeersInstalled());
+  TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "sesame-redlock"}, "sesame-redlock");
+}
+
+TEST(PeerDriver, TinyRedlockUniversalRun) {
+  REQUIRE_PEER(NodePeersInstalled());
+  TinyRealRun({"node", DefaultPeerDriversDir() + "/node_peer.js", "--lib", "universal-redlock"}, "universal");
 }
 
 TEST(PeerDriver, TinyRedisPyRun) {

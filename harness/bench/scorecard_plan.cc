@@ -1,6 +1,7 @@
 // The scorecard's plan: see scorecard_plan.h.
 #include "harness/bench/scorecard_plan.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace locklab::scorecard {
@@ -106,7 +107,7 @@ Timeline TimelineFor(const ScImpl& impl, Fault fault, int64_t ttl_ms, int trial)
       t.a_hold_ms = tick_ms + (trial % 11) * 2 - 10;
       t.fault_at_ms = t.a_hold_ms;  // the release, at the watchdog's tick
       t.fault_ms = 0;
-      t.b_go_ms = t.a_hold_ms - 20;
+      t.b_go_ms = std::max<int64_t>(10, t.a_hold_ms - 20);
       t.b_hold_ms = 50;
       t.b_timeout_ms = 2 * long_ttl_ms;
       break;
