@@ -147,6 +147,16 @@ bench-peers: peer-deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target locklab
 	./$(BUILD)/locklab bench-peers --peers-dir $(BUILD)/peers --out results/bench/peers.json
 
+# The scorecard (README "Scorecard"): the lock libraries people run and locklab's own locks under
+# each fault, 10 scripted two-client trials per cell, judged by `locklab check`'s checkers. Needs
+# the peers (as bench-peers) and the clock shim. Writes results/bench/scorecard.json; `make plots`
+# draws it (notebooks/scorecard.ipynb -> results/plots/scorecard.png). Not part of `make test`
+# (its pieces are tested there).
+.PHONY: scorecard
+scorecard: peer-deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target locklab locklab_clockshim
+	./$(BUILD)/locklab scorecard --peers-dir $(BUILD)/peers --trials 10 --out results/bench/scorecard.json
+
 # The findability table (README "Explore"): every hand-written scenario's broken variant explored
 # from scratch over 10 seeds, each fixed variant under the same budget, the first seed's shrunk
 # scenario replayed on real Redis. Writes results/explore/findability.json and results/explore/found/.

@@ -92,13 +92,13 @@ Timeline TimelineFor(const ScImpl& impl, Fault fault, int64_t ttl_ms, int trial)
     case Fault::kClockJump:
     case Fault::kRestart:
       t.ttl_ms = long_ttl_ms;
-      t.a_hold_ms = long_ttl_ms * 2 / 5;
+      t.b_go_ms = 250;  // after the crashed client's keys expired (stale_px_ms)
+      t.b_hold_ms = 100;
+      t.a_hold_ms = std::max(long_ttl_ms * 2 / 5, t.b_go_ms + t.b_hold_ms + 100);  // B in and out inside A's hold
       t.fault_ms = fault == Fault::kClockJump ? 2 * long_ttl_ms : 0;
       t.stale_minority = impl.nodes >= 5;
       t.stale_px_ms = 150;
       t.target_node = impl.nodes >= 5 ? 2 : 0;
-      t.b_go_ms = 250;
-      t.b_hold_ms = 100;
       t.b_timeout_ms = long_ttl_ms;
       break;
     case Fault::kExtendRace: {

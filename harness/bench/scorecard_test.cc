@@ -41,10 +41,11 @@ TEST(ScorecardPlan, SixImplementationsOrMoreAndEveryFaultDefinedForEach) {
 }
 
 TEST(ScorecardPlan, EachTimelineHitsTheHolderPastItsTtl) {
+  for (const int64_t ttl_ms : {300, 400, 1000})
   for (const ScImpl& i : ScImpls())
     for (const FaultInfo& f : Faults()) {
       if (!NotApplicable(i, f.fault).empty()) continue;
-      const Timeline t = TimelineFor(i, f.fault, 400, 0);
+      const Timeline t = TimelineFor(i, f.fault, ttl_ms, 0);
       SCOPED_TRACE(i.id + " " + f.id);
       EXPECT_GT(t.b_go_ms, 0);
       EXPECT_GT(t.b_timeout_ms, 0);
@@ -64,6 +65,7 @@ TEST(ScorecardPlan, EachTimelineHitsTheHolderPastItsTtl) {
         case Fault::kRestart:  // inside A's hold; Redlock: the crashed client's keys gone before B asks
           EXPECT_LT(t.fault_at_ms, t.a_hold_ms);
           EXPECT_LT(t.a_hold_ms, t.ttl_ms);
+          EXPECT_LT(t.b_go_ms + t.b_hold_ms, t.a_hold_ms);
           EXPECT_EQ(t.stale_minority, i.nodes >= 5);
           if (t.stale_minority) EXPECT_LT(t.stale_px_ms, t.b_go_ms);
           if (f.fault == Fault::kClockJump) EXPECT_GT(t.fault_ms, t.ttl_ms);
@@ -72,7 +74,7 @@ TEST(ScorecardPlan, EachTimelineHitsTheHolderPastItsTtl) {
           if (!i.extends) break;
           const double tick = i.extend_at * static_cast<double>(t.ttl_ms);
           for (int trial = 0; trial < 11; ++trial) {
-            const Timeline u = TimelineFor(i, f.fault, 400, trial);
+            const Timeline u = TimelineFor(i, f.fault, ttl_ms, trial);
             EXPECT_LE(std::abs(static_cast<double>(u.a_hold_ms) - tick), 10.5);
           }
           break;
@@ -195,7 +197,7 @@ TEST(ScorecardReport, ACellGivesWilsonRatesAndNotApplicableCellsNone) {
 TEST(ScorecardCli, BadInputExits2WithOneLine) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"scorecard", "--trials", "0"}, {"scorecard", "--impls", "nope"},
-        {"scorecard", "--faults", "partition,nope"}, {"scorecard", "--ttl-ms", "5"}}) {
+        {"scorecard", "--faults", "partition,nope"}, {"scorecard", "--ttl-ms", "250"}}) {
     ::testing::internal::CaptureStderr();
     ::testing::internal::CaptureStdout();
     const int code = Cli(args);
