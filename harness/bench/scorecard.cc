@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "harness/bench/bench_env.h"
 #include "harness/bench/peer_driver.h"
@@ -55,9 +56,25 @@ Cell RunCell(const ScorecardOptions& o, const scorecard::TrialEnv& env, const Sc
   Cell c{impl.id, f.id, scorecard::NotApplicable(impl, f.fault), {}};
   if (!c.not_applicable.empty()) return c;
   const int64_t start_us = MonotonicNowUs();
-  for (int trial = 0; trial < o.trials; ++trial) {
-    const scorecard::Timeline t = scorecard::TimelineFor(impl, f.fault, o.ttl_ms, trial);
-    c.trials.push_back(scorecard::RunTrial(env, impl, f.fault, t, trial));
+  for (int i = 0; i < env.servers->count(); ++i) (void)env.servers->Query(i, {"FLUSHALL"});
+  const bool at_once = impl.runner != scorecard::Runner::kLocklab && scorecard::OwnProcessesOnly(f.fault);
+  const int batch = at_once ? o.parallel : 1;
+  c.trials.resize(static_cast<size_t>(o.trials));
+  for (int first = 0; first < o.trials; first += batch) {
+    std::vector<std::thread> threads;  // each trial's keys, files, proxies and processes are its own
+    for (int trial = first; trial < std::min(o.trials, first + batch); ++trial)
+      threads.emplace_back([&, trial] {
+        const scorecard::Timeline t = scorecard::TimelineFor(impl, f.fault, o.ttl_ms, trial);
+        c.trials[static_cast<size_t>(trial)] = scorecard::RunTrial(env, impl, f.fault, t, trial);
+      });
+    for (std::thread& th : threads) th.join();
+  }
+  for (int trial = 0; trial < o.trials; ++trial) {  // a trial that could not run: once more, alone
+    scorecard::TrialOutcome& out = c.trials[static_cast<size_t>(trial)];
+    if (out.ran) continue;
+    const std::string first_error = out.error;
+    out = scorecard::RunTrial(env, impl, f.fault, scorecard::TimelineFor(impl, f.fault, o.ttl_ms, trial), trial);
+    out.retried_after = first_error;
   }
   const scorecard::CellSummary s = scorecard::Summarize(c);
   std::string line = f.id + " x " + impl.id + ": two holders " + std::to_string(s.two_holders_k) + "/" +
@@ -91,7 +108,7 @@ nlohmann::json ReportJson(const ScorecardOptions& o, const std::vector<Cell>& ce
   for (const Cell& c : cells) jc.push_back(scorecard::CellJson(c));
   std::string faults_missing = "sentinel failover: not in this build (the Sentinel branch is not merged)";
   return {{"schema", "locklab.scorecard/1"},
-          {"config", {{"trials_per_cell", o.trials}, {"ttl_ms", o.ttl_ms}, {"seed", o.seed}}},
+          {"config", {{"trials_per_cell", o.trials}, {"ttl_ms", o.ttl_ms}, {"parallel", o.parallel}, {"seed", o.seed}}},
           {"versions", versions},
           {"seconds", std::round(seconds * 10) / 10},
           {"implementations", ji},
@@ -119,6 +136,7 @@ Status CheckScorecardOptions(const ScorecardOptions& o) {
       for (const FaultInfo& f : scorecard::Faults()) all += (all.empty() ? "" : ", ") + f.id;
       return Status::Invalid("--faults: unknown fault '" + id + "' (" + all + ")");
     }
+  if (o.parallel < 1 || o.parallel > 8) return Status::Invalid("--parallel must be in [1, 8]");
   if (o.out.empty()) return Status::Invalid("--out: give a file");
   return Status::Ok();
 }
@@ -168,6 +186,9 @@ void AddScorecardFlags(CLI::App* app, ScorecardOptions* o) {
   app->add_option("--out", o->out, "JSON report (written atomically)")->capture_default_str()->type_name("FILE");
   app->add_option("--trials", o->trials, "trials per cell")->capture_default_str();
   app->add_option("--ttl-ms", o->ttl_ms, "the lock's TTL in the short rows (clock-jump, restart, extend-race: 2.5x)")
+      ->capture_default_str();
+  app->add_option("--parallel", o->parallel,
+                  "a peer's trials at once under pause, release-delay, partition, extend-race (1: one by one)")
       ->capture_default_str();
   app->add_option("--impls", o->impls, "implementations (comma list; default all, see the footer)")
       ->delimiter(',')

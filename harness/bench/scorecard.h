@@ -29,6 +29,8 @@ struct ScorecardOptions {
   std::string out = "results/bench/scorecard.json";
   int trials = 10;               // per cell
   int64_t ttl_ms = 400;          // the short rows' TTL (scorecard_plan.h: TimelineFor)
+  int parallel = 3;              // a peer's trials at once, for the faults that touch only its own
+                                 // processes and proxies (not the clock jump or the restart)
   std::vector<std::string> impls;   // ids; empty: all
   std::vector<std::string> faults;  // ids; empty: all
   std::string peers_dir, drivers_dir;  // "": BUILD/peers, harness/bench/peers

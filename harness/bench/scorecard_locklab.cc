@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "harness/bench/scorecard_trial.h"
+#include "harness/real/redis_server.h"
 #include "harness/run/jepsen_history.h"
 #include "harness/run/run_spec.h"
 
@@ -81,6 +82,14 @@ TrialOutcome RunLocklabTrial(const TrialEnv& env, const ScImpl& impl, Fault faul
   s.max_duration_ms = 60'000;
   s.trace = "locks";
   s.faults.plan = Plan(impl, fault, t);
+  // Faults the runtime applies itself run on the shared servers (no start-up per trial); a clock
+  // jump or a restart needs servers of the run's own.
+  if (OwnProcessesOnly(fault) && env.servers != nullptr) {
+    for (int i = 0; i < impl.nodes; ++i) {
+      s.redis.push_back(env.servers->address(i));
+      (void)env.servers->Query(i, {"FLUSHALL"});
+    }
+  }
   if (Status st = ResolveSpec(&s); !st.ok()) {
     failed.error = st.message();
     return failed;

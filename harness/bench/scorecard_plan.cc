@@ -30,6 +30,8 @@ std::string FaultId(Fault f) {
   return "?";
 }
 
+bool OwnProcessesOnly(Fault f) { return f != Fault::kClockJump && f != Fault::kRestart; }
+
 const std::vector<ScImpl>& ScImpls() {
   static const std::vector<ScImpl> all = {
       {"node-redlock", "node-redlock 4", Runner::kNode, "redlock", 5, false, 0,

@@ -30,6 +30,9 @@ struct FaultInfo {
 const std::vector<FaultInfo>& Faults();
 const FaultInfo* FindFault(const std::string& id);  // nullptr when unknown
 std::string FaultId(Fault f);
+// True for the faults that touch only a trial's own processes and proxies (several trials can
+// run at once); false for the clock jump and the restart, which hit a shared node.
+bool OwnProcessesOnly(Fault f);
 
 enum class Runner { kLocklab, kNode, kPython };
 

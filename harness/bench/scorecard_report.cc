@@ -141,6 +141,7 @@ nlohmann::json CellJson(const Cell& c) {
                 {"b_acquired", t.b_acquired}});
     if (t.ran && t.b_after_known) x["b_after_a_release_ms"] = R3(t.b_after_a_release_ms);
     if (!t.fault_note.empty()) x["fault_note"] = t.fault_note.substr(0, 400);
+    if (!t.retried_after.empty()) x["retried_after"] = t.retried_after;
     trials.push_back(x);
   }
   j["trials"] = trials;

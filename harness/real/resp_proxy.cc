@@ -382,6 +382,7 @@ void RespProxy::Impl::Accept(evutil_socket_t fd) {
   conns.push_back(std::move(c));
   if (bufferevent_socket_connect(raw->up, reinterpret_cast<sockaddr*>(&upstream), sizeof(upstream)) != 0)
     return raw->Cut("cannot connect to the server");
+  evutil_make_socket_closeonexec(bufferevent_getfd(raw->up));
   evutil_make_socket_nonblocking(fd);
   bufferevent_enable(raw->down, EV_READ | EV_WRITE);
   bufferevent_enable(raw->up, EV_READ | EV_WRITE);
@@ -452,7 +453,10 @@ Result<std::unique_ptr<RespProxy>> RespProxy::Start(const ProxyOptions& o) {
   listen_addr.sin_family = AF_INET;
   listen_addr.sin_port = htons(static_cast<uint16_t>(o.listen_port));
   listen_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  im.listener = evconnlistener_new_bind(im.base, &OnAcceptCb, &im, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 64,
+  // Close-on-exec (the accepted sockets too): a child process started meanwhile must not keep a
+  // connection open after the proxy cuts it.
+  im.listener = evconnlistener_new_bind(im.base, &OnAcceptCb, &im,
+                                        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, 64,
                                         reinterpret_cast<sockaddr*>(&listen_addr), sizeof(listen_addr));
   if (im.listener == nullptr) {
     im.Cleanup();
