@@ -60,13 +60,17 @@ Cell RunCell(const ScorecardOptions& o, const scorecard::TrialEnv& env, const Sc
   const bool at_once = impl.runner != scorecard::Runner::kLocklab && scorecard::OwnProcessesOnly(f.fault);
   const int batch = at_once ? o.parallel : 1;
   c.trials.resize(static_cast<size_t>(o.trials));
+  auto run = [&](int trial) {
+    const scorecard::Timeline t = scorecard::TimelineFor(impl, f.fault, o.ttl_ms, trial);
+    c.trials[static_cast<size_t>(trial)] = scorecard::RunTrial(env, impl, f.fault, t, trial);
+  };
   for (int first = 0; first < o.trials; first += batch) {
+    if (batch == 1) {  // on this thread: a server a restart starts dies with the thread that forked it
+      run(first);
+      continue;
+    }
     std::vector<std::thread> threads;  // each trial's keys, files, proxies and processes are its own
-    for (int trial = first; trial < std::min(o.trials, first + batch); ++trial)
-      threads.emplace_back([&, trial] {
-        const scorecard::Timeline t = scorecard::TimelineFor(impl, f.fault, o.ttl_ms, trial);
-        c.trials[static_cast<size_t>(trial)] = scorecard::RunTrial(env, impl, f.fault, t, trial);
-      });
+    for (int trial = first; trial < std::min(o.trials, first + batch); ++trial) threads.emplace_back(run, trial);
     for (std::thread& th : threads) th.join();
   }
   for (int trial = 0; trial < o.trials; ++trial) {  // a trial that could not run: once more, alone

@@ -35,6 +35,7 @@ struct TrialOutcome {
   double learned_ms = -1;            // when, after the fault began
   std::string learned_how;
   std::string fault_note;            // what the fault did (measured), for the report
+  std::vector<std::pair<double, double>> proxy_ms;  // each proxy fault: asked, measured (ms)
   std::string retried_after;         // run a second time, alone, after this error ("" = first run)
 };
 

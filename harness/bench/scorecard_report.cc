@@ -128,6 +128,18 @@ nlohmann::json CellJson(const Cell& c) {
   j["learned"] = IntervalJson(s.learned_k, s.learned);
   j["learned"]["median_ms_after_fault"] = R3(s.learned_ms_median);
   j["learned"]["how"] = s.learned_how;
+  std::vector<double> asked, measured;
+  for (const TrialOutcome& t : c.trials)
+    for (const auto& [a, m] : t.proxy_ms) {
+      asked.push_back(a);
+      measured.push_back(m);
+    }
+  if (!measured.empty())  // the proxy's faults: what was asked, what it measured
+    j["proxy_faults_ms"] = {{"count", measured.size()},
+                            {"asked", R3(Quantile(asked, 0.5))},
+                            {"measured_median", R3(Quantile(measured, 0.5))},
+                            {"measured_min", R3(*std::min_element(measured.begin(), measured.end()))},
+                            {"measured_max", R3(*std::max_element(measured.begin(), measured.end()))}};
   j["b_acquired"] = s.b_acquired;
   if (s.b_after_known) j["b_after_a_release_ms_median"] = R3(s.b_after_a_release_ms_median);
   nlohmann::json trials = nlohmann::json::array();

@@ -268,6 +268,11 @@ TEST(ScorecardTrial, NodeRedlockReleaseDelayedThroughTheProxy) {
   EXPECT_TRUE(o.b_acquired);
   EXPECT_EQ(o.a_release, "failed");
   EXPECT_NE(o.fault_note.find("delay_message"), std::string::npos) << o.fault_note;
+  ASSERT_EQ(o.proxy_ms.size(), 5u);  // one proxy per node, each delayed A's marker
+  for (const auto& [asked, measured] : o.proxy_ms) {
+    EXPECT_EQ(asked, 600);  // 2 x the 300 ms TTL
+    EXPECT_GE(measured, 599);
+  }
 }
 
 // Stopped past its TTL inside its critical section: B holds while A is stopped; A goes on when

@@ -151,6 +151,13 @@ Result<int64_t> LetAGo(const TrialEnv& env, const ScImpl& impl, Fault fault, con
   Touch(GoFile(env, *p, 'a'));
   Result<json> holding = AwaitLine(p->a.child, "holding", MonotonicNowUs() + 10'000'000);
   if (!holding.ok() || !(*holding)["t_us"].is_number_integer()) return Status::Failed("A never held the lock");
+  if (t.stale_minority)  // A must hold a bare majority: nodes 3 and 4 still the crashed client's
+    for (int i : {3, 4}) {
+      Result<std::string> v = env.servers->Query(i, {"GET", impl.key_prefix + p->key});
+      if (v.ok() && !v->empty() && *v != kStaleValue)
+        return Status::Failed("set-up missed: A holds node " + std::to_string(i) + " too (it asked after the "
+                              "crashed client's key expired)");
+    }
   return (*holding)["t_us"].get<int64_t>();
 }
 
@@ -220,11 +227,15 @@ Status CollectPeers(PeerTrial* p, std::vector<std::string>* texts, std::vector<L
   return Status::Ok();
 }
 
-std::string ProxyNote(const PeerTrial& p) {
-  std::string s;
+// The proxies' reports, one line each, and each applied fault's asked and measured length.
+void NoteProxies(const PeerTrial& p, TrialOutcome* o) {
   for (const auto& x : p.proxies)
-    for (const std::string& r : x->Reports()) s += (s.empty() ? "" : " ") + r;
-  return s;
+    for (const std::string& r : x->Reports()) {
+      o->fault_note += (o->fault_note.empty() ? "" : " ") + r;
+      const json j = json::parse(r, nullptr, false);
+      if (j.is_object() && j.contains("asked_ms") && j.contains("measured_ms") && j["measured_ms"].is_number())
+        o->proxy_ms.emplace_back(j["asked_ms"].get<double>(), j["measured_ms"].get<double>());
+    }
 }
 
 TrialOutcome RunPeerTrial(const TrialEnv& env, const ScImpl& impl, Fault fault, const Timeline& t, int trial) {
@@ -256,7 +267,7 @@ TrialOutcome RunPeerTrial(const TrialEnv& env, const ScImpl& impl, Fault fault, 
     failed.error = o.status().message();
     return failed;
   }
-  o->fault_note = ProxyNote(p);
+  NoteProxies(p, &*o);
   if (env.keep_histories) std::ofstream(env.tmp + "/" + p.tag + ".jsonl") << *merged;
   return *o;
 }
