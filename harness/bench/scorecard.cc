@@ -174,7 +174,10 @@ Status RunScorecard(const ScorecardOptions& o, std::ostream& out) {
     std::error_code ec;
     const std::string keep = std::filesystem::path(o.out).replace_extension("").string() + "-histories";
     std::filesystem::create_directories(keep, ec);
-    std::filesystem::copy(env.tmp, keep, std::filesystem::copy_options::overwrite_existing, ec);
+    for (const auto& e : std::filesystem::directory_iterator(env.tmp, ec))  // the merged histories only
+      if (e.path().extension() == ".jsonl")
+        std::filesystem::copy_file(e.path(), keep + "/" + e.path().filename().string(),
+                                   std::filesystem::copy_options::overwrite_existing, ec);
   }
   servers->reset();
   if (!o.quiet) out << scorecard::ScorecardTables(cells, impls, faults);

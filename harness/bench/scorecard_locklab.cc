@@ -1,5 +1,6 @@
 // One scorecard trial of a locklab lock: the timeline as a RunSpec (client plans and planned
 // faults) on real Redis, judged through the history format like the peers (scorecard_trial.h).
+#include <fstream>
 #include <vector>
 
 #include "harness/bench/scorecard_trial.h"
@@ -108,6 +109,8 @@ TrialOutcome RunLocklabTrial(const TrialEnv& env, const ScImpl& impl, Fault faul
     return failed;
   }
   o->fault_note = Notes(res);
+  if (env.keep_histories && !env.tmp.empty())
+    std::ofstream(env.tmp + "/" + impl.id + "-" + FaultId(fault) + "-" + std::to_string(trial) + ".jsonl") << text;
   return *o;
 }
 
