@@ -53,6 +53,9 @@ std::vector<FaultAction> Plan(const ScImpl& impl, Fault fault, const Timeline& t
       }
       break;
     case Fault::kExtendRace: break;  // the release is timed to the renewal's tick
+    case Fault::kSentinel:  // replica cut off at 0 (before A asks at 20 ms), master killed at at_us
+      plan.push_back(Planned(K::kFailover, 0, 0, at));
+      break;
   }
   return plan;
 }
@@ -75,6 +78,10 @@ TrialOutcome RunLocklabTrial(const TrialEnv& env, const ScImpl& impl, Fault faul
   s.ttl_ms = t.ttl_ms;
   s.acquire_timeout_ms = t.b_timeout_ms;
   if (t.stale_minority) s.command_timeout_ms = 50;
+  if (fault == Fault::kSentinel) {
+    s.replica = true;
+    s.failover_by = "sentinel";
+  }
   s.retry = "fixed";
   s.retry_options.Set("sleep-ms", "10");
   s.client_plans = {ClientPlan{kAStartMs, 1, t.a_hold_ms, 2000},

@@ -14,6 +14,7 @@ const std::vector<FaultInfo>& Faults() {
       {Fault::kRestart, "restart", "node restarts empty (Redlock)"},
       {Fault::kPartition, "partition", "holder partitioned, keeps working"},
       {Fault::kExtendRace, "extend-race", "extension vs release race"},
+      {Fault::kSentinel, "sentinel-failover", "Sentinel failover, lock not replicated"},
   };
   return all;
 }
@@ -30,7 +31,7 @@ std::string FaultId(Fault f) {
   return "?";
 }
 
-bool OwnProcessesOnly(Fault f) { return f != Fault::kClockJump && f != Fault::kRestart; }
+bool OwnProcessesOnly(Fault f) { return f != Fault::kClockJump && f != Fault::kRestart && f != Fault::kSentinel; }
 
 const std::vector<ScImpl>& ScImpls() {
   static const std::vector<ScImpl> all = {
@@ -68,6 +69,14 @@ std::string NotApplicable(const ScImpl& impl, Fault fault) {
   if (fault == Fault::kRestart && impl.nodes < 5)
     return "one node: a restart without persistence loses the only copy of any single-node lock (not a finding)";
   if (fault == Fault::kExtendRace && !impl.extends) return "does not extend the lock by itself";
+  if (fault == Fault::kSentinel && impl.nodes >= 5)
+    return "five independent masters without replicas: there is no failover to survive";
+  return "";
+}
+
+std::string NotBuilt(const ScImpl& impl, Fault fault) {
+  if (fault == Fault::kSentinel && impl.runner != Runner::kLocklab)
+    return "not run: the peer drivers have no Sentinel mode yet (ioredis' sentinels option, redis-py's Sentinel)";
   return "";
 }
 
@@ -102,6 +111,15 @@ Timeline TimelineFor(const ScImpl& impl, Fault fault, int64_t ttl_ms, int trial)
       t.stale_px_ms = 150;
       t.target_node = impl.nodes >= 5 ? 2 : 0;
       t.b_timeout_ms = long_ttl_ms;
+      break;
+    case Fault::kSentinel:  // a TTL far beyond the failover: any overlap is the failover's doing
+      t.ttl_ms = std::max<int64_t>(10 * ttl_ms, 5000);
+      t.fault_at_ms = 150;       // the master dies (its replica cut off since before A asked)
+      t.fault_ms = 0;
+      t.a_hold_ms = 3000;        // longer than Sentinel's switch (about 1.5 s after the death)
+      t.b_go_ms = 100;
+      t.b_hold_ms = 300;
+      t.b_timeout_ms = 6000;
       break;
     case Fault::kExtendRace: {
       t.ttl_ms = long_ttl_ms;

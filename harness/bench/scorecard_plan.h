@@ -21,6 +21,7 @@ enum class Fault {
   kRestart,       // a node A holds restarts empty (Redlock: A holds a bare majority)
   kPartition,     // A cut off from its node(s) for 2 x TTL while it keeps working (proxy partition)
   kExtendRace,    // A releases right when its watchdog extends (an extension after the release)
+  kSentinel,      // the master dies before A's lock reached its replica; Redis Sentinel promotes it
 };
 struct FaultInfo {
   Fault fault;
@@ -52,8 +53,12 @@ const std::vector<ScImpl>& ScImpls();
 const ScImpl* FindScImpl(const std::string& id);
 
 // Why `fault` does not apply to `impl` ("" when it does): a restart only breaks a Redlock (a
-// single-node lock loses its only copy by design), the extension race needs a watchdog.
+// single-node lock loses its only copy by design), the extension race needs a watchdog, a
+// Sentinel failover needs a master with a replica (Redlock's masters are independent).
 std::string NotApplicable(const ScImpl& impl, Fault fault);
+// Why the cell applies but cannot run in this build ("" when it can): the peer drivers have no
+// Sentinel mode yet.
+std::string NotBuilt(const ScImpl& impl, Fault fault);
 
 struct Timeline {
   int64_t ttl_ms = 0;

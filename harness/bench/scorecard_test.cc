@@ -21,18 +21,21 @@
 namespace locklab::scorecard {
 namespace {
 
-TEST(ScorecardPlan, SixImplementationsOrMoreAndEveryFaultDefinedForEach) {
+TEST(ScorecardPlan, SixImplementationsOrMoreAndSevenFaultsDefinedForEach) {
   std::set<std::string> libraries;
   for (const ScImpl& i : ScImpls()) libraries.insert(i.id);
   EXPECT_GE(libraries.size(), 6u);
-  EXPECT_EQ(Faults().size(), 6u);
+  EXPECT_EQ(Faults().size(), 7u);
   for (const ScImpl& i : ScImpls()) {
     EXPECT_EQ(FindScImpl(i.id), &i);
     for (const FaultInfo& f : Faults()) {
       const std::string na = NotApplicable(i, f.fault);
       if (f.fault == Fault::kRestart) EXPECT_EQ(na.empty(), i.nodes >= 5) << i.id;
       else if (f.fault == Fault::kExtendRace) EXPECT_EQ(na.empty(), i.extends) << i.id;
+      else if (f.fault == Fault::kSentinel) EXPECT_EQ(na.empty(), i.nodes == 1) << i.id;
       else EXPECT_EQ(na, "") << i.id << " " << f.id;
+      // Only the peers' Sentinel mode is missing; nothing else is left unbuilt.
+      EXPECT_EQ(NotBuilt(i, f.fault).empty(), f.fault != Fault::kSentinel || i.runner == Runner::kLocklab);
     }
   }
   EXPECT_EQ(FindScImpl("nope"), nullptr);
@@ -69,6 +72,12 @@ TEST(ScorecardPlan, EachTimelineHitsTheHolderPastItsTtl) {
           EXPECT_EQ(t.stale_minority, i.nodes >= 5);
           if (t.stale_minority) EXPECT_LT(t.stale_px_ms, t.b_go_ms);
           if (f.fault == Fault::kClockJump) EXPECT_GT(t.fault_ms, t.ttl_ms);
+          break;
+        case Fault::kSentinel:  // A still works when Sentinel switches (about 1.5 s after the death),
+                                // long before its TTL would have let B in
+          EXPECT_GT(t.a_hold_ms, t.fault_at_ms + 2000);
+          EXPECT_GT(t.ttl_ms, t.a_hold_ms);
+          EXPECT_LT(t.b_go_ms, t.fault_at_ms);
           break;
         case Fault::kExtendRace: {  // the release lands within 10 ms of the watchdog's first tick
           if (!i.extends) break;
@@ -219,6 +228,16 @@ TEST(ScorecardTrial, LocklabTokenPausedPastItsTtlLosesItsLock) {
   EXPECT_TRUE(o.b_acquired);      // A's key expired while A was stopped
   EXPECT_EQ(o.a_release, "failed");  // the key was B's, then gone: the compare-and-delete finds no A
   EXPECT_TRUE(o.learned);
+}
+
+// Redis Sentinel promotes the replica that never got A's lock: B gets in, A's release finds no key.
+TEST(ScorecardTrial, LocklabTokenLosesItsLockInASentinelFailover) {
+  const ScImpl* impl = FindScImpl("locklab-token");
+  TrialEnv env;
+  const TrialOutcome o = RunTrial(env, *impl, Fault::kSentinel, TimelineFor(*impl, Fault::kSentinel, 400, 0), 0);
+  ASSERT_TRUE(o.ran) << o.error;
+  EXPECT_TRUE(o.b_acquired);
+  EXPECT_EQ(o.a_release, "failed");
 }
 
 bool OnCi() {

@@ -11,7 +11,6 @@
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
 #include "harness/bench/bench_peers.h"
-#include "harness/bench/scorecard.h"
 #include "harness/cli/calibrate_cli.h"
 #include "harness/cli/check_cli.h"
 #include "harness/cli/explore_cli.h"
@@ -21,6 +20,7 @@
 #include "harness/cli/failover_compare.h"
 #include "harness/cli/proxy_cli.h"
 #include "harness/cli/scenario_cli.h"
+#include "harness/cli/scorecard_cli.h"
 #include "harness/cli/study_cli.h"
 #include "harness/run/comma_list.h"
 #include "harness/cli/suite.h"
@@ -467,10 +467,7 @@ int CliMain(int argc, char** argv) {
       "bench-peers", "locklab next to node-redlock, redis-semaphore and redis-py's Lock on the same servers");
   BenchPeersOptions bench_peers_options;
   AddBenchPeersFlags(bench_peers, &bench_peers_options);
-  CLI::App* scorecard = app.add_subcommand(
-      "scorecard", "the lock libraries people run and locklab's locks under each fault: rates of two holders (make scorecard)");
-  ScorecardOptions scorecard_options;
-  AddScorecardFlags(scorecard, &scorecard_options);
+  ScorecardCli scorecard(app);  // not const: the parser writes its flags
   CLI::App* study = app.add_subcommand(
       "study", "the main job: every algorithm x fault preset, many seeds, rates with 95% intervals (make run)");
   StudyFlags study_flags;
@@ -501,7 +498,7 @@ int CliMain(int argc, char** argv) {
     if (suite->parsed()) return SuiteCommand(suite_flags);
     if (scenario->parsed()) return ScenarioCommand(scenario_flags);
     if (bench_peers->parsed()) return BenchPeersCommand(bench_peers_options);
-    if (scorecard->parsed()) return ScorecardCommand(scorecard_options);
+    if (scorecard.parsed()) return scorecard.Run();
     if (validate->parsed()) return ValidateCommand(validate_flags, CommandLine(argc, argv));
     if (study->parsed()) return StudyCommand(study_flags, CommandLine(argc, argv));
     if (map.parsed()) return map.Run(CommandLine(argc, argv));
