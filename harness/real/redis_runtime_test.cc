@@ -49,18 +49,6 @@ FaultAction Fault(K kind, int64_t at_ms, int target, int64_t duration_ms = 0, in
 
 // Commands from one string of space-separated words. (GCC 12 miscompiles braced lists of string
 // literals inside co_await expressions: "array used as initializer".)
-std::vector<std::string> Words(const std::string& s) {
-  std::vector<std::string> w;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t end = s.find(' ', pos);
-    if (end == std::string::npos) end = s.size();
-    if (end > pos) w.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return w;
-}
-Command P(const std::string& words) { return Command::Plain(Words(words)); }
 Command S(Script s, const std::string& keys, const std::string& args) { return Command::Call(s, Words(keys), Words(args)); }
 
 Task<void> SetGetDelete(Env& env, Seen* seen) {

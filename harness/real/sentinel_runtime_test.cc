@@ -16,17 +16,6 @@
 namespace locklab {
 namespace {
 
-std::vector<std::string> Words(const std::string& s) {
-  std::vector<std::string> w;
-  for (size_t pos = 0; pos < s.size();) {
-    size_t end = s.find(' ', pos);
-    if (end == std::string::npos) end = s.size();
-    if (end > pos) w.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return w;
-}
-Command P(const std::string& words) { return Command::Plain(Words(words)); }
 
 struct Shared {
   bool b_in = false;     // B holds the lock

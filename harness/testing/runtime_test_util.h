@@ -19,6 +19,20 @@ inline ::testing::AssertionResult IsOk(const Status& s) {
   return ::testing::AssertionFailure() << s.message();
 }
 
+// "SET k v PX 100" -> {"SET", "k", "v", "PX", "100"}: commands typed as text in tests.
+inline std::vector<std::string> Words(const std::string& s) {
+  std::vector<std::string> w;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t end = s.find(' ', pos);
+    if (end == std::string::npos) end = s.size();
+    if (end > pos) w.push_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return w;
+}
+inline Command P(const std::string& words) { return Command::Plain(Words(words)); }
+
 // Runs to the end; a failure (or more than max_ms of true time) fails the test.
 inline void MustRun(Runtime& rt, int64_t max_ms = 30'000) {
   RuntimeLimits limits;
