@@ -38,6 +38,18 @@ double CostDist::AtUs(double u) const {
   return v0 + (v1 - v0) * (u - p0) / (p1 - p0);
 }
 
+double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
+  if (rows.empty() || idle_us <= 0) return 0.0;
+  if (idle_us >= rows.back().idle_us) return rows.back().late_us.AtUs(u);
+  size_t i = 0;
+  while (rows[i].idle_us < idle_us) ++i;  // bounded: the last row's idle_us exceeds idle_us
+  const double x0 = i == 0 ? 0.0 : rows[i - 1].idle_us;
+  const double y0 = i == 0 ? 0.0 : rows[i - 1].late_us.AtUs(u);
+  const double y1 = rows[i].late_us.AtUs(u);
+  if (rows[i].idle_us <= x0) return y1;
+  return y0 + (y1 - y0) * (idle_us - x0) / (rows[i].idle_us - x0);
+}
+
 CostModel LegacyCostModel() {
   CostModel m;
   m.name = kLegacyCostName;

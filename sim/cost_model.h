@@ -41,6 +41,14 @@ struct NodeCosts {
 
 // A client process: CPU per step. Placement says who shares a CPU: every client in one process
 // on one core (the real backend: one event loop), or each client a process of its own.
+// How late a timer fires in a client process that was idle: a row per idle time, the lateness
+// measured after idling that long (a process asleep in epoll_wait on a VM whose vCPU halted:
+// the longer it idled, the longer it takes to run again).
+struct WakeRow {
+  double idle_us = 0;  // the process had nothing to do for this long before the timer was due
+  CostDist late_us;    // how much later than due the timer's callback ran
+};
+
 struct ClientCosts {
   enum class Placement : uint8_t { kOneProcess, kProcessPerClient };
   Placement placement = Placement::kOneProcess;
@@ -51,7 +59,15 @@ struct ClientCosts {
                        // of its own, armed and fired in the client process): per held request
                        // or reply, on top of send_us / reply_us. The simulator charges it so that
                        // it predicts the real backend, where the delay faults live in the client.
+  // A timer (a sleep, a timeout, a held message) that fires while its process is idle runs
+  // late by a draw from these rows, idle times rising (empty: on time). WakeLateUs reads them.
+  std::vector<WakeRow> wake_after_idle;
 };
+
+// The lateness at quantile u after `idle_us` of idling: between two rows, the two rows' values
+// at u interpolated linearly in idle time; below the first row, from 0 at 0 idle; past the last,
+// the last row's. 0 for no rows or idle_us <= 0.
+double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 
 struct CostModel {
   std::string name;        // the profile's name, recorded in reports ("builtin-legacy", ...)

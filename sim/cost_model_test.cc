@@ -50,4 +50,15 @@ TEST(CalibCostDist, MeanIsTheAreaUnderTheInverseCdf) {
 }
 
 }  // namespace
+TEST(CalibWakeLate, InterpolatesBetweenRowsInIdleTime) {
+  const std::vector<WakeRow> rows = {{10, CostDist::Constant(20)}, {100, CostDist{{{0, 20}, {1, 60}}}}};
+  EXPECT_EQ(WakeLateUs({}, 50, 0.5), 0.0);        // no rows: on time
+  EXPECT_EQ(WakeLateUs(rows, 0, 0.5), 0.0);       // not idle: on time
+  EXPECT_DOUBLE_EQ(WakeLateUs(rows, 5, 0.5), 10.0);   // below the first row: from 0 at 0 idle
+  EXPECT_DOUBLE_EQ(WakeLateUs(rows, 10, 0.9), 20.0);
+  EXPECT_DOUBLE_EQ(WakeLateUs(rows, 55, 0.5), 30.0);  // halfway: 20 and 40 (row 2 at u = 0.5)
+  EXPECT_DOUBLE_EQ(WakeLateUs(rows, 100, 1.0), 60.0);
+  EXPECT_DOUBLE_EQ(WakeLateUs(rows, 1e6, 0.0), 20.0);  // past the last row: the last row's
+}
+
 }  // namespace locklab::sim

@@ -70,9 +70,15 @@ int64_t Simulator::Depart(int physical, double cost_us) {
   return CeilUs(node.busy_until_ns);
 }
 
-int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held) {
+int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer) {
   const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
-  const int64_t start = std::max(now_us_ * 1000, cpu_busy_ns_[cpu]);
+  const int64_t now_ns = now_us_ * 1000;
+  int64_t start = std::max(now_ns, cpu_busy_ns_[cpu]);
+  const std::vector<WakeRow>& wake = config_.cost.client.wake_after_idle;
+  if (timer && !wake.empty() && cpu_busy_ns_[cpu] < now_ns) {  // idle: the process wakes first
+    const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
+    start += Ns(WakeLateUs(wake, idle_us, cost_rng_.Unit()));
+  }
   int64_t cost_ns = Ns(DrawUs(cost));
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
   cpu_busy_ns_[cpu] = start + cost_ns;
@@ -92,6 +98,7 @@ bool Simulator::ChargeClient(const Event& ev) {
   const ClientCosts& c = config_.cost.client;
   const CostDist* cost = &c.timer_us;  // kWake, kWaitTimeout, kSubDeadline
   bool held = false;                   // a reply or message held for an injected delay
+  bool timer = true;                   // it fires from a timer in the real runtime
   switch (ev.kind) {
     case kDeliver: {
       const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
@@ -99,11 +106,12 @@ bool Simulator::ChargeClient(const Event& ev) {
       if (f.reply.type != Reply::Type::kTimeout) {
         cost = &c.reply_us;
         held = f.reply_held;
+        timer = held;
       }
       break;
     }
-    case kMessage: cost = &c.reply_us; held = ev.b != 0; break;
-    case kSubConfirm: cost = &c.reply_us; break;
+    case kMessage: cost = &c.reply_us; held = ev.b != 0; timer = held; break;
+    case kSubConfirm: cost = &c.reply_us; timer = false; break;
     case kWake:
     case kWaitTimeout:
     case kSubDeadline: break;
@@ -111,7 +119,7 @@ bool Simulator::ChargeClient(const Event& ev) {
   }
   const Process& p = *clients_[static_cast<size_t>(client)];
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
-  const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held));
+  const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held, timer));
   if (ready_us <= now_us_) return false;
   Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
   return true;

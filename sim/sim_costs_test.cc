@@ -134,6 +134,44 @@ TEST(SimCosts, ScriptPaysPerCallInItsText) {
   EXPECT_EQ(done, 9);  // 7 + 2 x 1
 }
 
+// Sleeps `n` times `us`; the time each sleep ended.
+Task<void> Sleeps(Env& env, int n, int64_t us, std::vector<int64_t>* ends, Simulator& sim) {
+  for (int i = 0; i < n; ++i) {
+    co_await env.SleepUs(us);
+    ends->push_back(sim.now_us());
+  }
+}
+
+TEST(SimCosts, TimerInAnIdleProcessFiresLateByHowLongItIdled) {
+  CostModel cost = ConstantCosts(6, 0, 0, 0, 0);
+  cost.client.timer_us = CostDist::Constant(1);
+  cost.client.wake_after_idle = {{100, CostDist::Constant(10)}, {1000, CostDist::Constant(100)}};
+  Simulator sim(CostConfig(1, cost));
+  std::vector<int64_t> ends;
+  sim.StartClient(0, Sleeps(sim.env(0), 2, 1000, &ends, sim));
+  ASSERT_TRUE(RunOk(sim));
+  // The start step at 0 finds the CPU just free (idle 0): 1. The first sleep, due at 1001 after
+  // 1000 idle, wakes 100 late, then 1: 1102. The second likewise: 1102 + 1000 + 101 = 2203.
+  EXPECT_EQ(ends, (std::vector<int64_t>{1102, 2203}));
+}
+
+TEST(SimCosts, TimersDueWhileTheProcessWakesFireTogether) {
+  // Two clients on one CPU sleep 1000 and 1005: the first wakes the process (100 late after
+  // 1000 idle) and the second, due while it wakes, queues behind it and pays no wake-up of its own.
+  CostModel cost = ConstantCosts(6, 0, 0, 0, 0, Placement::kOneProcess);
+  cost.client.timer_us = CostDist::Constant(1);
+  cost.client.wake_after_idle = {{1000, CostDist::Constant(100)}};
+  Simulator sim(CostConfig(2, cost));
+  std::vector<int64_t> a, b;
+  sim.StartClient(0, Sleeps(sim.env(0), 1, 1000, &a, sim));
+  sim.StartClient(1, Sleeps(sim.env(1), 1, 1005, &b, sim));
+  ASSERT_TRUE(RunOk(sim));
+  // Start steps at 0: 1 and 2. Client 0 due at 1001 after 999 idle: 1001 + 99.9 + 1 = 1102
+  // (rounded up from 1101.9); client 1, due at 1007, waits for the CPU: 1102 + 1 = 1103.
+  EXPECT_EQ(a, (std::vector<int64_t>{1102}));
+  EXPECT_EQ(b, (std::vector<int64_t>{1103}));
+}
+
 // The reports of a busy run: when and what each client saw, and the node's commands.
 std::string Trace(const CostModel& cost, uint64_t seed) {
   SimConfig c = CostConfig(20, cost, 50);

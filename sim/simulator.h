@@ -54,6 +54,12 @@
 //    when the CPU is done with it. A request or reply held for an injected delay (a NetModel
 //    draw or a delay_message fault above 0) costs hold_us more on it: the real runtime holds
 //    such a message with a timer of its own (the delay faults live in the client process).
+//    A timer that fires while the CPU is idle (a sleep's, a timeout's, a held reply's or
+//    message's) starts late by a draw from wake_after_idle for how long the CPU had idled:
+//    the real process sleeps in epoll_wait and its halted vCPU takes time to run again, the
+//    longer the idle the later (measured by `locklab calibrate`). Other timers due while it
+//    wakes queue behind it, and so fire together, as in one pass of the real event loop. A
+//    reply that is not held pays none: the measured one_way_us has that wake-up in it.
 //  - the path: a message arrives after a drawn one_way_us plus the injected delay (NetModel),
 //    except that one_way_us, measured with a client that did its own send or receive work
 //    inside the trip, is lowered by the mean client cost charged on that side (send_us for a
@@ -212,7 +218,9 @@ class Simulator {
   int64_t Depart(int physical, double cost_us);  // the node does the work: when its reply leaves
   // The client process's CPU takes `cost` (and hold_us when `held`) after what it is busy with:
   // when it is done (ns).
-  int64_t ChargeCpuNs(int client, const CostDist& cost, bool held);
+  // A `timer` (a sleep, timeout or held message firing) that finds the CPU idle first waits for
+  // the process to wake: a draw from wake_after_idle by how long it idled.
+  int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false);
   int64_t ClientSendNs(int client, bool held);    // the client sends: when the message leaves (ns)
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done

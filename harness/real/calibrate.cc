@@ -60,7 +60,8 @@ ojson SizesJson(const Sizes& s) {
                {"blpop_samples_per_round", s.blpop_samples},
                {"runtime_clients", s.clients},
                {"runtime_ops_per_client", {s.client_m1, s.client_m2}},
-               {"runtime_pairs_per_round", s.client_pairs}};
+               {"runtime_pairs_per_round", s.client_pairs},
+               {"wake_samples_per_idle_per_round", s.wake_samples}};
 }
 
 // The model from the pooled samples; `measurements` says how each figure was made.
@@ -116,6 +117,16 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
                             "delay (as --net-delay-ms is applied on real Redis): the CPU per command beyond the "
                             "plain runs', halved (two held messages per command)",
                             &fig);
+  for (const auto& [idle_us, late] : cs.wake_late_us) {
+    const std::string name = "client.wake_after_idle." + std::to_string(idle_us);
+    m.client.wake_after_idle.push_back(sim::WakeRow{
+        static_cast<double>(idle_us),
+        Figure(name, late,
+               "one client of the real runtime, nothing else to do, sleeping " + std::to_string(idle_us) +
+                   " us: steady-clock time from the sleep's start to its coroutine's resumption, less " +
+                   std::to_string(idle_us) + " us",
+               &fig)});
+  }
   ojson& x = (*measurements)["cross_checks"];
   ojson stats = ojson::object();
   for (const auto& [name, cu] : ns.commandstats)
@@ -166,6 +177,8 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   run.Say(head + "client CPU on the real runtime (" + std::to_string(run.sizes.clients) + " clients)");
   for (int p = 0; p < run.sizes.client_pairs; ++p)
     if (Status s = calib::ClientPair(address, run.sizes, cs); !s.ok()) return s.Prefixed("client");
+  run.Say(head + "timer lateness after idling, one client");
+  if (Status s = calib::ClientWake(address, run.sizes, cs); !s.ok()) return s.Prefixed("client wake-up");
   return Status::Ok();
 }
 
@@ -223,6 +236,12 @@ std::string CalibrationTable(const sim::CostModel& model) {
   out += line;
   for (const auto& [name, d] : rows) {
     std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name, d->MeanUs(), d->AtUs(0.5), d->AtUs(0.99));
+    out += line;
+  }
+  for (const sim::WakeRow& r : model.client.wake_after_idle) {
+    const std::string name = "client.wake_after_idle " + std::to_string(static_cast<int64_t>(r.idle_us));
+    std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name.c_str(), r.late_us.MeanUs(),
+                  r.late_us.AtUs(0.5), r.late_us.AtUs(0.99));
     out += line;
   }
   return out;

@@ -1,6 +1,9 @@
 // The client measurements of Calibrate (calibrate.h): CPU of locklab's own real runtime.
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,7 +66,36 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, Load loa
   return cpu;
 }
 
+double SteadyUs() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Task<void> WakeLoop(Env& env, int samples, std::map<int, std::vector<double>>* late) {
+  for (int idle_us : kWakeIdleUs) {
+    const int n = idle_us >= 10'000 ? std::max(samples / 10, 2) : samples;
+    for (int i = 0; i < n; ++i) {
+      const double t0 = SteadyUs();
+      co_await env.SleepUs(idle_us);
+      (*late)[idle_us].push_back(SteadyUs() - t0 - idle_us);
+    }
+  }
+}
+
 }  // namespace
+
+Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out) {
+  BackendConfig cfg;
+  cfg.clients = 1;
+  cfg.nodes = 1;
+  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
+  if (!made.ok()) return made.status().Prefixed("real runtime");
+  std::unique_ptr<Runtime> rt = std::move(made).value();
+  rt->StartClient(0, WakeLoop(rt->env(0), sizes.wake_samples, &out->wake_late_us));
+  RuntimeLimits limits;
+  limits.max_duration_us = 60'000'000;
+  if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
+  return Status::Ok();
+}
 
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   const double extra = static_cast<double>(sizes.clients) * (sizes.client_m2 - sizes.client_m1);

@@ -33,6 +33,8 @@ struct Sizes {
                              // connections costs more per command than one of 100)
   int client_m1 = 10, client_m2 = 50;  // commands (or sleeps) per client in the two runs of a pair
   int client_pairs = 2;      // pairs per round
+  int wake_samples = 200;    // timer firings per idle time per round (wake_after_idle); a tenth
+                             // of them at idle times of 10 ms and more
   static Sizes Quick();
 };
 
@@ -58,7 +60,11 @@ struct ClientSamples {
   std::vector<double> per_command_us;  // send + reply
   std::vector<double> timer_us;
   std::vector<double> hold_us;  // per message held for an injected delay, beyond per_command_us / 2
+  std::map<int, std::vector<double>> wake_late_us;  // idle µs -> how late a timer fired after it
 };
+
+// The idle times wake_after_idle is measured at (µs).
+inline constexpr int kWakeIdleUs[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 50000};
 
 struct Conn {
   struct Free {
@@ -112,6 +118,9 @@ class NodeBench {
 
 // One pair of real-runtime runs against HOST:PORT: appends a per-command and a per-timer sample.
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out);
+// One client of the real runtime, otherwise idle, sleeping each of kWakeIdleUs in turn: how much
+// later than due each sleep ended (its timer fired and its coroutine resumed).
+Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out);
 
 // Least squares y = a + b x.
 std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y);

@@ -93,6 +93,7 @@ Sizes Sizes::Quick() {
   s.clients = 20;
   s.client_m1 = 10;
   s.client_m2 = 60;
+  s.wake_samples = 20;
   s.client_pairs = 1;
   return s;
 }

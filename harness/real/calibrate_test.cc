@@ -78,6 +78,15 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   EXPECT_GT(m.client.send_us.MeanUs(), 0.0);
   EXPECT_GT(m.client.timer_us.MeanUs(), 0.0);
   EXPECT_GT(m.one_way_us.MeanUs(), 0.0);
+  // A timer after idling: a row per measured idle time, each late by something (a timer never
+  // fires early), rising idle times.
+  ASSERT_EQ(m.client.wake_after_idle.size(), std::size(calib::kWakeIdleUs));
+  for (size_t i = 0; i < m.client.wake_after_idle.size(); ++i) {
+    const sim::WakeRow& row = m.client.wake_after_idle[i];
+    EXPECT_EQ(row.idle_us, calib::kWakeIdleUs[i]);
+    ExpectSane("wake_after_idle", row.late_us);
+    EXPECT_GT(row.late_us.MeanUs(), 0.0) << row.idle_us;
+  }
   // A script costs at least a plain command: executing it (INFO commandstats, no I/O) and as
   // a whole once it makes 16 calls (the I/O they share dominates one call).
   const auto& x = c->context.measurements["cross_checks"];

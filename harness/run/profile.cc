@@ -151,8 +151,29 @@ Status ReadNode(const nlohmann::json& j, sim::NodeCosts* n) {
   return Status::Ok();
 }
 
+// client.wake_after_idle (optional): rows of {"idle_us": X, "late_us": DIST}, idle_us rising.
+Status ReadWakeRows(const nlohmann::json& j, std::vector<sim::WakeRow>* rows) {
+  const std::string key = "client.wake_after_idle";
+  if (!j.is_array()) return Bad(key, "must be an array of {\"idle_us\", \"late_us\"} rows");
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = key + "[" + std::to_string(i) + "]";
+    if (Status s = OnlyKeys(j[i], at, {"idle_us", "late_us"}); !s.ok()) return s;
+    if (!j[i].contains("idle_us")) return Bad(at + ".idle_us", "missing");
+    Result<double> idle = NonNegative(j[i].at("idle_us"), at + ".idle_us");
+    if (!idle.ok()) return idle.status();
+    if (*idle <= 0 || (!rows->empty() && *idle <= rows->back().idle_us))
+      return Bad(at + ".idle_us", "must be above 0 and rise from row to row");
+    Result<sim::CostDist> late = ReadDist(j[i], "late_us", at + ".late_us");
+    if (!late.ok()) return late.status();
+    rows->push_back(sim::WakeRow{*idle, std::move(*late)});
+  }
+  return Status::Ok();
+}
+
 Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
-  if (Status s = OnlyKeys(j, "client", {"placement", "send_us", "reply_us", "timer_us", "hold_us"}); !s.ok()) return s;
+  if (Status s = OnlyKeys(j, "client", {"placement", "send_us", "reply_us", "timer_us", "hold_us", "wake_after_idle"});
+      !s.ok())
+    return s;
   if (!j.contains("placement")) return Bad("client.placement", "missing");
   const nlohmann::json& p = j.at("placement");
   if (p == "one-process") {
@@ -169,6 +190,7 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
     if (!d.ok()) return d.status();
     *dist = std::move(*d);
   }
+  if (j.contains("wake_after_idle")) return ReadWakeRows(j.at("wake_after_idle"), &c->wake_after_idle);
   return Status::Ok();
 }
 
@@ -225,6 +247,12 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   cl["reply_us"] = DistJson(model.client.reply_us);
   cl["timer_us"] = DistJson(model.client.timer_us);
   cl["hold_us"] = DistJson(model.client.hold_us);
+  if (!model.client.wake_after_idle.empty()) {
+    ojson rows = ojson::array();
+    for (const sim::WakeRow& r : model.client.wake_after_idle)
+      rows.push_back(ojson{{"idle_us", Round(r.idle_us, 1e3)}, {"late_us", DistJson(r.late_us)}});
+    cl["wake_after_idle"] = std::move(rows);
+  }
   j["one_way_us"] = DistJson(model.one_way_us);
   j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
   return j;

@@ -9,7 +9,10 @@
 //    "node": {"command_us": DIST, "wake_us": DIST, "script_us": DIST, "script_call_us": DIST,
 //             "publish_per_receiver_us": DIST, "blpop_serve_us": DIST},
 //    "client": {"placement": "one-process" | "process-per-client",
-//               "send_us": DIST, "reply_us": DIST, "timer_us": DIST, "hold_us": DIST},
+//               "send_us": DIST, "reply_us": DIST, "timer_us": DIST, "hold_us": DIST,
+//               "wake_after_idle": [{"idle_us": 20, "late_us": DIST}, ...]},  optional: how
+//                                                         late a timer fires after the process
+//                                                         idled so long (idle_us rising, > 0)
 //    "one_way_us": DIST,
 //    "measurements": {...}}                               how each figure was measured: sample
 //                                                         counts, trimming, cross-checks (free

@@ -29,6 +29,7 @@ sim::CostModel Sample() {
   m.client.reply_us = D({{0, 5}, {1, 6}});
   m.client.timer_us = D({{0, 1}, {1, 2.5}});
   m.client.hold_us = D({{0, 2}, {1, 4}});
+  m.client.wake_after_idle = {{20, D({{0, 15}, {1, 30}})}, {1000, sim::CostDist::Constant(40)}};
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   return m;
 }
@@ -71,6 +72,9 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->client.reply_us, m.client.reply_us));
   EXPECT_TRUE(SameDist(back->client.timer_us, m.client.timer_us));
   EXPECT_TRUE(SameDist(back->client.hold_us, m.client.hold_us));
+  ASSERT_EQ(back->client.wake_after_idle.size(), 2u);
+  EXPECT_EQ(back->client.wake_after_idle[1].idle_us, 1000);
+  EXPECT_TRUE(SameDist(back->client.wake_after_idle[0].late_us, m.client.wake_after_idle[0].late_us));
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
   // The context comes back too; writing the loaded model again gives the same text.
   nlohmann::json j = nlohmann::json::parse(std::ifstream(Path("sub/p.json")));
@@ -103,6 +107,10 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
       {[](auto& j) { j["schema"] = "locklab.profile/0"; }, "schema: must be \"locklab.profile/1\""},
       {[](auto& j) { j["node"]["command_us"]["mean_us"] = "fast"; }, "node.command_us.mean_us: must be a number"},
       {[](auto& j) { j["context"]["cpu_count"] = -2; }, "context.cpu_count: must not be negative"},
+      {[](auto& j) { j["client"]["wake_after_idle"][1]["idle_us"] = 10; },
+       "client.wake_after_idle[1].idle_us: must be above 0 and rise"},
+      {[](auto& j) { j["client"]["wake_after_idle"][0].erase("late_us"); }, "client.wake_after_idle[0].late_us: missing"},
+      {[](auto& j) { j["client"]["wake_after_idle"] = 3; }, "client.wake_after_idle: must be an array"},
   };
   for (const Case& c : cases) {
     const Status s = LoadEdited(c.edit);
@@ -110,6 +118,7 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
     EXPECT_NE(s.message().find(c.key), std::string::npos) << s.message();
   }
   EXPECT_TRUE(LoadEdited([](auto&) {}).ok());  // the unedited file loads
+  EXPECT_TRUE(LoadEdited([](auto& j) { j["client"].erase("wake_after_idle"); }).ok());  // optional
   // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed
   // document handed over in memory may hold one.
   nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
