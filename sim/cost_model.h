@@ -55,6 +55,8 @@ struct ClientCosts {
   CostDist send_us;    // encoding and writing one command
   CostDist reply_us;   // reading and decoding one reply, resuming its caller
   CostDist timer_us;   // a sleep's timer firing and resuming its coroutine
+  CostDist message_us; // a published message received, resuming the coroutine waiting for it
+                       // (empty: reply_us, as profiles measured before it have none)
   CostDist hold_us;    // a message the real runtime holds for an injected network delay (a timer
                        // of its own, armed and fired in the client process): per held request
                        // or reply, on top of send_us / reply_us. The simulator charges it so that

@@ -38,7 +38,7 @@ void Simulator::InitCosts() {
   reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
   const ClientCosts& c = config_.cost.client;
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
-                  !c.hold_us.points.empty();
+                  !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty();
 }
 
 double Simulator::DrawUs(const CostDist& d) {
@@ -110,7 +110,11 @@ bool Simulator::ChargeClient(const Event& ev) {
       }
       break;
     }
-    case kMessage: cost = &c.reply_us; held = ev.b != 0; timer = held; break;
+    case kMessage:
+      cost = c.message_us.points.empty() ? &c.reply_us : &c.message_us;
+      held = ev.b != 0;
+      timer = held;
+      break;
     case kSubConfirm: cost = &c.reply_us; timer = false; break;
     case kWake:
     case kWaitTimeout:

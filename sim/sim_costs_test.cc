@@ -172,6 +172,31 @@ TEST(SimCosts, TimersDueWhileTheProcessWakesFireTogether) {
   EXPECT_EQ(b, (std::vector<int64_t>{1103}));
 }
 
+// When a subscriber resumes with a message published at 10 ms, under `cost`.
+int64_t MessageResumesAt(const CostModel& cost) {
+  Simulator sim(CostConfig(2, cost));
+  int64_t got_at = -1;
+  auto sub = [&](Env& env) -> Task<void> {
+    if (co_await env.Subscribe(0, "ch") && co_await env.WaitMessage(1'000'000)) got_at = sim.now_us();
+  };
+  auto pub = [&](Env& env) -> Task<void> {
+    co_await env.SleepUs(10'000);
+    co_await env.Send(0, Command::Of("PUBLISH", "ch", "m"));
+  };
+  sim.StartClient(0, sub(sim.env(0)));
+  sim.StartClient(1, pub(sim.env(1)));
+  EXPECT_TRUE(RunOk(sim));
+  return got_at;
+}
+
+TEST(SimCosts, AMessageCostsMessageUsWhereTheProfileHasIt) {
+  CostModel cost = ConstantCosts(6, 0, 0, 3, 10);
+  const int64_t as_reply = MessageResumesAt(cost);
+  ASSERT_GT(as_reply, 10'000);
+  cost.client.message_us = CostDist::Constant(20);
+  EXPECT_EQ(MessageResumesAt(cost), as_reply + 17);  // 20 instead of reply_us' 3
+}
+
 // The reports of a busy run: when and what each client saw, and the node's commands.
 std::string Trace(const CostModel& cost, uint64_t seed) {
   SimConfig c = CostConfig(20, cost, 50);

@@ -65,7 +65,7 @@ ojson SizesJson(const Sizes& s) {
 }
 
 // The model from the pooled samples; `measurements` says how each figure was made.
-sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson* measurements) {
+sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int subscribers, ojson* measurements) {
   sim::CostModel m;
   ojson& fig = (*measurements)["figures"];
   m.node.command_us = Figure("node.command_us", ns.command_us,
@@ -117,6 +117,16 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, ojson*
                             "delay (as --net-delay-ms is applied on real Redis): the CPU per command beyond the "
                             "plain runs', halved (two held messages per command)",
                             &fig);
+  // Per message: the CPU per PUBLISH less the publisher's own command (a send and a reply, as
+  // measured above), over the subscribers it reached.
+  std::vector<double> message;
+  const double per_command_us = Mean(cs.per_command_us);
+  for (double x : cs.publish_cpu_us) message.push_back((x - per_command_us) / subscribers);
+  m.client.message_us = Figure("client.message_us", message,
+                               "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel "
+                               "and one more publishing to it one message at a time; two runs per sample, the "
+                               "difference per PUBLISH less the CPU of one command (send + reply, above), over N",
+                               &fig);
   for (const auto& [idle_us, late] : cs.wake_late_us) {
     const std::string name = "client.wake_after_idle." + std::to_string(idle_us);
     m.client.wake_after_idle.push_back(sim::WakeRow{
@@ -177,6 +187,8 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   run.Say(head + "client CPU on the real runtime (" + std::to_string(run.sizes.clients) + " clients)");
   for (int p = 0; p < run.sizes.client_pairs; ++p)
     if (Status s = calib::ClientPair(address, run.sizes, cs); !s.ok()) return s.Prefixed("client");
+  run.Say(head + "pub/sub messages on the real runtime (" + std::to_string(run.sizes.subscribers) + " subscribers)");
+  if (Status s = calib::ClientMessages(address, run.sizes, cs); !s.ok()) return s.Prefixed("client messages");
   run.Say(head + "timer lateness after idling, one client");
   if (Status s = calib::ClientWake(address, run.sizes, cs); !s.ok()) return s.Prefixed("client wake-up");
   return Status::Ok();
@@ -212,7 +224,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
   out.context.quick = options.quick;
   ojson& m = out.context.measurements;
   m["sizes"] = SizesJson(run.sizes);
-  out.model = BuildModel(ns, cs, &m);
+  out.model = BuildModel(ns, cs, run.sizes.subscribers, &m);
   out.model.name = "calibrated:" + out.context.host + ":" + out.context.date_utc.substr(0, 10);
   return out;
 }
@@ -229,6 +241,7 @@ std::string CalibrationTable(const sim::CostModel& model) {
       {"client.reply_us", &model.client.reply_us},
       {"client.timer_us", &model.client.timer_us},
       {"client.hold_us", &model.client.hold_us},
+      {"client.message_us", &model.client.message_us},
       {"one_way_us", &model.one_way_us}};
   std::string out;
   char line[160];

@@ -81,7 +81,51 @@ Task<void> WakeLoop(Env& env, int samples, std::map<int, std::vector<double>>* l
   }
 }
 
+// Pub/sub: `subscribers` clients wait for `n` messages each; one more client publishes them, one
+// at a time, once every subscription is confirmed (bounded wait: 5 s).
+Task<void> Subscriber(Env& env, int n, int* confirmed) {
+  if (!co_await env.Subscribe(0, "calib:msg")) co_return;
+  ++*confirmed;
+  for (int i = 0; i < n; ++i)
+    if (!co_await env.WaitMessage(5'000'000)) co_return;
+}
+
+Task<void> Publisher(Env& env, int n, int subscribers, const int* confirmed) {
+  for (int i = 0; i < 5000 && *confirmed < subscribers; ++i) co_await env.SleepUs(1000);
+  for (int i = 0; i < n; ++i) co_await env.Send(0, Command::Of("PUBLISH", "calib:msg", "m"));
+}
+
+Result<double> MessageRunCpuUs(const std::string& address, int subscribers, int n) {
+  BackendConfig cfg;
+  cfg.clients = subscribers + 1;
+  cfg.nodes = 1;
+  cfg.command_timeout_us = 5'000'000;
+  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
+  if (!made.ok()) return made.status().Prefixed("real runtime");
+  std::unique_ptr<Runtime> rt = std::move(made).value();
+  History history;
+  rt->set_history(&history);
+  int confirmed = 0;
+  for (int c = 0; c < subscribers; ++c) rt->StartClient(c, Subscriber(rt->env(c), n, &confirmed));
+  rt->StartClient(subscribers, Publisher(rt->env(subscribers), n, subscribers, &confirmed));
+  RuntimeLimits limits;
+  limits.max_duration_us = 60'000'000;
+  const double t0 = CpuUs();
+  if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
+  if (confirmed < subscribers) return Status::Failed("real runtime: subscriptions not confirmed");
+  return CpuUs() - t0;
+}
+
 }  // namespace
+
+Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out) {
+  Result<double> small = MessageRunCpuUs(address, sizes.subscribers, sizes.client_m1);
+  if (!small.ok()) return small.status();
+  Result<double> large = MessageRunCpuUs(address, sizes.subscribers, sizes.client_m2);
+  if (!large.ok()) return large.status();
+  out->publish_cpu_us.push_back((*large - *small) / (sizes.client_m2 - sizes.client_m1));
+  return Status::Ok();
+}
 
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   BackendConfig cfg;

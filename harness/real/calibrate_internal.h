@@ -61,6 +61,8 @@ struct ClientSamples {
   std::vector<double> timer_us;
   std::vector<double> hold_us;  // per message held for an injected delay, beyond per_command_us / 2
   std::map<int, std::vector<double>> wake_late_us;  // idle µs -> how late a timer fired after it
+  std::vector<double> publish_cpu_us;  // per PUBLISH to Sizes::subscribers clients of the runtime:
+                                       // the publisher's command and every subscriber's message
 };
 
 // The idle times wake_after_idle is measured at (µs).
@@ -118,6 +120,9 @@ class NodeBench {
 
 // One pair of real-runtime runs against HOST:PORT: appends a per-command and a per-timer sample.
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out);
+// Sizes::subscribers clients of the real runtime subscribed to one channel, one more publishing
+// to it one message at a time (two runs, client_m1 and client_m2 messages): CPU per PUBLISH.
+Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out);
 // One client of the real runtime, otherwise idle, sleeping each of kWakeIdleUs in turn: how much
 // later than due each sleep ended (its timer fired and its coroutine resumed).
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out);

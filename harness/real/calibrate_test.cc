@@ -71,6 +71,7 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   ExpectSane("reply_us", m.client.reply_us);
   ExpectSane("timer_us", m.client.timer_us);
   ExpectSane("hold_us", m.client.hold_us);
+  ExpectSane("message_us", m.client.message_us);
   ExpectSane("one_way_us", m.one_way_us);
   // Work costs time: a command, a delivery, the client's side, the path.
   EXPECT_GT(m.node.command_us.MeanUs(), 0.0);

@@ -171,7 +171,8 @@ Status ReadWakeRows(const nlohmann::json& j, std::vector<sim::WakeRow>* rows) {
 }
 
 Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
-  if (Status s = OnlyKeys(j, "client", {"placement", "send_us", "reply_us", "timer_us", "hold_us", "wake_after_idle"});
+  if (Status s = OnlyKeys(j, "client",
+                          {"placement", "send_us", "reply_us", "timer_us", "hold_us", "message_us", "wake_after_idle"});
       !s.ok())
     return s;
   if (!j.contains("placement")) return Bad("client.placement", "missing");
@@ -189,6 +190,11 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
     Result<sim::CostDist> d = ReadDist(j, name, std::string("client.") + name);
     if (!d.ok()) return d.status();
     *dist = std::move(*d);
+  }
+  if (j.contains("message_us")) {
+    Result<sim::CostDist> d = ReadDist(j, "message_us", "client.message_us");
+    if (!d.ok()) return d.status();
+    c->message_us = std::move(*d);
   }
   if (j.contains("wake_after_idle")) return ReadWakeRows(j.at("wake_after_idle"), &c->wake_after_idle);
   return Status::Ok();
@@ -247,6 +253,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   cl["reply_us"] = DistJson(model.client.reply_us);
   cl["timer_us"] = DistJson(model.client.timer_us);
   cl["hold_us"] = DistJson(model.client.hold_us);
+  if (!model.client.message_us.points.empty()) cl["message_us"] = DistJson(model.client.message_us);
   if (!model.client.wake_after_idle.empty()) {
     ojson rows = ojson::array();
     for (const sim::WakeRow& r : model.client.wake_after_idle)

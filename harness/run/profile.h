@@ -10,6 +10,7 @@
 //             "publish_per_receiver_us": DIST, "blpop_serve_us": DIST},
 //    "client": {"placement": "one-process" | "process-per-client",
 //               "send_us": DIST, "reply_us": DIST, "timer_us": DIST, "hold_us": DIST,
+//               "message_us": DIST,                      optional: a pub/sub message (else reply_us)
 //               "wake_after_idle": [{"idle_us": 20, "late_us": DIST}, ...]},  optional: how
 //                                                         late a timer fires after the process
 //                                                         idled so long (idle_us rising, > 0)

@@ -29,6 +29,7 @@ sim::CostModel Sample() {
   m.client.reply_us = D({{0, 5}, {1, 6}});
   m.client.timer_us = D({{0, 1}, {1, 2.5}});
   m.client.hold_us = D({{0, 2}, {1, 4}});
+  m.client.message_us = D({{0, 6}, {1, 9}});
   m.client.wake_after_idle = {{20, D({{0, 15}, {1, 30}})}, {1000, sim::CostDist::Constant(40)}};
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   return m;
@@ -72,6 +73,7 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->client.reply_us, m.client.reply_us));
   EXPECT_TRUE(SameDist(back->client.timer_us, m.client.timer_us));
   EXPECT_TRUE(SameDist(back->client.hold_us, m.client.hold_us));
+  EXPECT_TRUE(SameDist(back->client.message_us, m.client.message_us));
   ASSERT_EQ(back->client.wake_after_idle.size(), 2u);
   EXPECT_EQ(back->client.wake_after_idle[1].idle_us, 1000);
   EXPECT_TRUE(SameDist(back->client.wake_after_idle[0].late_us, m.client.wake_after_idle[0].late_us));
@@ -118,7 +120,10 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
     EXPECT_NE(s.message().find(c.key), std::string::npos) << s.message();
   }
   EXPECT_TRUE(LoadEdited([](auto&) {}).ok());  // the unedited file loads
-  EXPECT_TRUE(LoadEdited([](auto& j) { j["client"].erase("wake_after_idle"); }).ok());  // optional
+  EXPECT_TRUE(LoadEdited([](auto& j) {  // both optional
+                j["client"].erase("wake_after_idle");
+                j["client"].erase("message_us");
+              }).ok());
   // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed
   // document handed over in memory may hold one.
   nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
