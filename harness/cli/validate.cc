@@ -7,6 +7,7 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/suite.h"
+#include "harness/cli/validate_recorded.h"
 #include "harness/report/report.h"
 #include "harness/run/build_info.h"
 #include "harness/run/config.h"
@@ -134,16 +135,19 @@ struct PlannedExperiment {
   ExperimentResult result;
   const ValidateExperiment* experiment;
   std::vector<RunSpec> sim, real;  // resolved, by seed
+  std::optional<RecordedReal> recorded;  // --real-from found it: not run again (real is empty)
 };
 
-// Every spec resolved before any run starts.
-Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& groups, const ValidateOptions& o) {
+// Every spec resolved (and every recorded real figure found) before any run starts.
+Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& groups, const ValidateOptions& o,
+                                            const RecordedValidation* recorded) {
   std::vector<PlannedExperiment> plan;
   for (const ValidateGroup& g : groups) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), g.name) == o.only.end()) continue;
     const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? kQuickSeeds : g.default_seeds);
     for (const ValidateExperiment& e : g.experiments) {
-      PlannedExperiment p{{g.name, e.name, e.base, {}, {}, {}}, &e, {}, {}};
+      PlannedExperiment p{{g.name, e.name, e.base, {}, {}, {}}, &e, {}, {}, {}};
+      p.result.base.profile = o.profile;  // the config the JSON records: the simulator's profile too
       for (int i = 1; i <= seeds; ++i) {
         p.result.seeds.push_back(static_cast<uint64_t>(i));
         for (const char* backend : {"sim", "redis"}) {
@@ -154,6 +158,12 @@ Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& gr
           if (Status st = ResolveSpec(&s); !st.ok()) return st.Prefixed(g.name + " " + e.name);
           (s.backend == "sim" ? p.sim : p.real).push_back(s);
         }
+      }
+      if (recorded != nullptr) {
+        Result<std::optional<RecordedReal>> r = recorded->Find(g.name, e.name, e.base, e.metrics, p.result.seeds);
+        if (!r.ok()) return r.status();
+        p.recorded = std::move(*r);
+        if (p.recorded) p.real.clear();
       }
       plan.push_back(std::move(p));
     }
@@ -166,7 +176,9 @@ void RunExperiment(PlannedExperiment* p, Progress* progress, bool* all_completed
   std::vector<std::vector<std::optional<Figure>>> sim(p->experiment->metrics.size()),
       real(p->experiment->metrics.size());
   for (size_t i = 0; i < seeds; ++i) {
-    for (const RunSpec* s : {&p->sim[i], &p->real[i]}) {
+    std::vector<const RunSpec*> specs = {&p->sim[i]};
+    if (!p->recorded) specs.push_back(&p->real[i]);
+    for (const RunSpec* s : specs) {
       const auto t0 = std::chrono::steady_clock::now();
       const RunResult r = RunOne(*s, false);
       ValidateRun run{s->backend, s->seed, r.completed, r.error, ReplayCommand(r.spec),
@@ -176,6 +188,13 @@ void RunExperiment(PlannedExperiment* p, Progress* progress, bool* all_completed
         (s->backend == "sim" ? sim : real)[m].push_back(FigureOf(p->experiment->metrics[m], r));
       p->result.runs.push_back(run);
       progress->Done(p->result, run);
+    }
+  }
+  if (p->recorded) {
+    real = p->recorded->by_metric;
+    for (const ValidateRun& run : p->recorded->runs) {
+      *all_completed = *all_completed && run.completed;
+      p->result.runs.push_back(run);
     }
   }
   for (size_t m = 0; m < p->experiment->metrics.size(); ++m)
@@ -280,7 +299,13 @@ Result<ValidationResult> RunValidation(const ValidateOptions& o) {
   if (Status s = CheckValidateOptions(o); !s.ok()) return s;
   Result<std::vector<ValidateGroup>> groups = ValidateGroups(o.quick);
   if (!groups.ok()) return groups.status();
-  Result<std::vector<PlannedExperiment>> plan = Plan(*groups, o);
+  std::optional<RecordedValidation> recorded;
+  if (!o.real_from.empty()) {
+    Result<RecordedValidation> r = RecordedValidation::Load(o.real_from);
+    if (!r.ok()) return r.status();
+    recorded = std::move(*r);
+  }
+  Result<std::vector<PlannedExperiment>> plan = Plan(*groups, o, recorded ? &*recorded : nullptr);
   if (!plan.ok()) return plan.status();
   Progress progress;
   progress.on = o.progress;
@@ -290,6 +315,7 @@ Result<ValidationResult> RunValidation(const ValidateOptions& o) {
   }
   progress.total = progress.sim_left + progress.real_left;
   ValidationResult out;
+  if (recorded) out.real_from = recorded->Source();
   for (PlannedExperiment& p : *plan) {
     RunExperiment(&p, &progress, &out.all_completed);
     out.experiments.push_back(std::move(p.result));

@@ -67,6 +67,7 @@ struct ValidateOptions {
   int seeds = 0;                  // 0: each group's default (quick: 3)
   bool quick = false;
   std::string profile = "default";  // the simulator's cost profile (RunSpec::profile)
+  std::string real_from;          // an earlier validation JSON: reuse its real runs (none made)
   std::string out = "results/validation/validation.json";
   bool progress = true;           // run i of n, elapsed, ETA on stderr
   std::string command;            // the command line, for the JSON's context
@@ -106,6 +107,7 @@ struct ExperimentResult {
 struct ValidationResult {
   std::vector<ExperimentResult> experiments;
   bool all_completed = true;
+  nlohmann::json real_from;  // --real-from: where the real figures come from; null otherwise
 };
 
 // Checks the flags' values (group names, seed count, --out not a directory): Invalid names the flag.

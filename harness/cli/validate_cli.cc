@@ -31,6 +31,11 @@ void AddValidateFlags(CLI::App* app, ValidateFlags* f) {
                   "costs) or a profile FILE")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  app->add_option("--real-from", f->o.real_from,
+                  "reuse the real-Redis runs of an earlier validation JSON where it has the same experiment, "
+                  "configuration and seeds (real runs do not depend on the profile; the others run): judge a new "
+                  "--profile in minutes, not an hour")
+      ->type_name("FILE");
   app->add_option("--out", f->o.out, "the JSON file (schema locklab.validation/1)")
       ->capture_default_str()
       ->type_name("FILE");

@@ -137,6 +137,7 @@ nlohmann::json ValidationJson(const ValidationResult& r, const ValidateOptions& 
                   {"date", UtcNowText()},         {"quick", o.quick},    {"only", o.only},
                   {"command", o.command},     {"all_completed", r.all_completed},
                   {"profile", o.profile}};  // the simulator's cost profile
+  if (!r.real_from.is_null()) context["real_from"] = r.real_from;  // real figures not run again
   json rule = {{"text", AgreementRuleText()},
                {"mean_factor", kAgreeMeanFactor},
                {"failed_fraction_of_requests", kAgreeFailedFraction},
@@ -172,6 +173,9 @@ std::string ValidationTable(const ValidationResult& r) {
     }
   }
   flush();
+  if (!r.real_from.is_null())
+    out += "real Redis: the runs recorded in " + r.real_from.value("file", "") + " (" + r.real_from.value("date", "") +
+           ", " + r.real_from.value("sha", "") + ") wherever they match; the others ran now\n";
   return out;
 }
 

@@ -212,6 +212,7 @@ TEST_F(ValidateCli, BadFlagsExitTwoBeforeAnyRun) {
   EXPECT_EQ(Cli({"validate", "--only", "suite,nope", "--out", out}), kExitBadInput);
   EXPECT_EQ(Cli({"validate", "--frobnicate", "--out", out}), kExitBadInput);
   EXPECT_EQ(Cli({"validate", "--out", std::filesystem::temp_directory_path().string()}), kExitBadInput);
+  EXPECT_EQ(Cli({"validate", "--real-from", (dir_ / "missing.json").string(), "--out", out}), kExitBadInput);
   EXPECT_FALSE(std::filesystem::exists(dir_));
 }
 
@@ -265,6 +266,35 @@ TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
     }
   }
   EXPECT_EQ(groups, (std::set<std::string>{"retry", "suite", "gc-pause"}));
+
+  // Another profile judged against the real runs just made: none is run again, so the real side
+  // is the recorded one to the last digit (runs too), and the context says where it came from.
+  const std::string again = (dir_ / "again.json").string();
+  ASSERT_EQ(Cli({"validate", "--quick", "--no-progress", "--only", "gc-pause", "--profile", "legacy", "--real-from",
+                 out, "--out", again}),
+            kExitOk);
+  const nlohmann::json k = nlohmann::json::parse(ReadAll(again));
+  EXPECT_EQ(k["context"]["real_from"]["file"], out);
+  EXPECT_EQ(k["context"]["real_from"]["sha"], j["context"]["sha"]);
+  const nlohmann::json* first = nullptr;
+  for (const auto& g : j["groups"])
+    if (g["name"] == "gc-pause") first = &g;
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(k["groups"].size(), 1u);
+  const auto& g2 = k["groups"][0];
+  ASSERT_EQ(g2["experiments"].size(), (*first)["experiments"].size());
+  for (size_t i = 0; i < g2["experiments"].size(); ++i) {
+    const auto& a = (*first)["experiments"][i];
+    const auto& b = g2["experiments"][i];
+    for (size_t m = 0; m < a["metrics"].size(); ++m) EXPECT_EQ(b["metrics"][m]["real"], a["metrics"][m]["real"]);
+    std::vector<nlohmann::json> real_a, real_b;
+    for (const auto& r : a["runs"])
+      if (r["backend"] == "redis") real_a.push_back(r);
+    for (const auto& r : b["runs"])
+      if (r["backend"] == "redis") real_b.push_back(r);
+    EXPECT_EQ(real_b, real_a);
+    EXPECT_EQ(b["config"]["profile"], "legacy");
+  }
 }
 
 }  // namespace

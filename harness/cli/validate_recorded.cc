@@ -1,0 +1,82 @@
+#include "harness/cli/validate_recorded.h"
+
+#include <fstream>
+
+#include "harness/run/config.h"
+
+namespace locklab {
+namespace {
+
+using json = nlohmann::json;
+
+// A configuration as the JSON records it, without what does not change a real run.
+json Comparable(json config) {
+  config.erase("backend");
+  config.erase("seed");
+  config.erase("profile");
+  return config;
+}
+
+std::optional<Figure> FigureAt(const json& sample, MetricKind kind, size_t i) {
+  const json& v = sample.at("per_seed").at(i);
+  if (v.is_null()) return std::nullopt;
+  if (kind == MetricKind::kRate) return Figure{sample.at("events").at(i).get<double>(), sample.at("trials").at(i).get<double>()};
+  return Figure{v.get<double>(), 1};
+}
+
+}  // namespace
+
+Result<RecordedValidation> RecordedValidation::Load(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status::Invalid("--real-from " + path + ": cannot be read");
+  RecordedValidation r;
+  r.path_ = path;
+  r.doc_ = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (r.doc_.is_discarded() || !r.doc_.is_object() || r.doc_.value("schema", "") != kValidationSchema ||
+      !r.doc_.contains("groups"))
+    return Status::Invalid("--real-from " + path + ": not a " + kValidationSchema + " file");
+  return r;
+}
+
+Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& group, const std::string& name, const RunSpec& base,
+                                              const std::vector<MetricId>& metrics,
+                                              const std::vector<uint64_t>& seeds) const {
+  const std::string what = "--real-from " + path_ + ": " + group + " " + name;
+  try {
+    for (const json& g : doc_.at("groups")) {
+      if (g.value("name", "") != group) continue;
+      for (const json& e : g.at("experiments")) {
+        if (e.value("name", "") != name) continue;
+        if (Comparable(e.at("config")) != Comparable(ToJson(base))) return std::optional<RecordedReal>();
+        if (e.at("seeds").get<std::vector<uint64_t>>() != seeds) return std::optional<RecordedReal>();
+        RecordedReal out;
+        for (MetricId id : metrics) {
+          const MetricInfo& info = MetricInfoOf(id);
+          const json* found = nullptr;
+          for (const json& m : e.at("metrics"))
+            if (m.value("name", "") == info.name) found = &m;
+          if (found == nullptr) return std::optional<RecordedReal>();
+          std::vector<std::optional<Figure>> by_seed;
+          for (size_t i = 0; i < seeds.size(); ++i) by_seed.push_back(FigureAt(found->at("real"), info.kind, i));
+          out.by_metric.push_back(std::move(by_seed));
+        }
+        for (const json& r : e.at("runs")) {
+          if (r.value("backend", "") != "redis") continue;
+          out.runs.push_back({"redis", r.at("seed").get<uint64_t>(), r.at("completed").get<bool>(),
+                              r.value("error", ""), r.value("replay", ""), r.value("wall_s", 0.0)});
+        }
+        return std::optional<RecordedReal>(std::move(out));
+      }
+    }
+  } catch (const json::exception& ex) {
+    return Status::Invalid(what + ": malformed (" + ex.what() + ")");
+  }
+  return std::optional<RecordedReal>();
+}
+
+json RecordedValidation::Source() const {
+  const json& c = doc_.value("context", json::object());
+  return {{"file", path_}, {"date", c.value("date", "")}, {"sha", c.value("sha", "")}, {"host", c.value("host", "")}};
+}
+
+}  // namespace locklab

@@ -1,0 +1,39 @@
+// Real-Redis figures recorded by an earlier `locklab validate` (its JSON), for `--real-from`:
+// real runs are slow (an hour for the full set) and do not depend on the simulator's cost
+// profile, so a new profile can be judged against real runs already made. An experiment is
+// reused only when its group, name, configuration (less the profile, which real runs ignore)
+// and seeds are the same as now; any other runs on real Redis again.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/status.h"
+#include "harness/cli/validate.h"
+
+namespace locklab {
+
+struct RecordedReal {
+  std::vector<std::vector<std::optional<Figure>>> by_metric;  // per metric asked, per seed
+  std::vector<ValidateRun> runs;                              // the recorded real runs
+};
+
+class RecordedValidation {
+ public:
+  // Reads a locklab.validation/1 file: Invalid naming the file and what is wrong.
+  static Result<RecordedValidation> Load(const std::string& path);
+  // The recorded real figures of one experiment as it is planned now; nullopt when the file
+  // does not have it so (absent, another configuration or other seeds). Invalid: malformed.
+  Result<std::optional<RecordedReal>> Find(const std::string& group, const std::string& name, const RunSpec& base,
+                            const std::vector<MetricId>& metrics, const std::vector<uint64_t>& seeds) const;
+  // For the new file's context: where the real figures come from ({file, date, sha, host}).
+  nlohmann::json Source() const;
+
+ private:
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+}  // namespace locklab
