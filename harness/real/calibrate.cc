@@ -64,6 +64,51 @@ ojson SizesJson(const Sizes& s) {
                {"wake_samples_per_idle_per_round", s.wake_samples}};
 }
 
+// The client's figures: CPU of the real runtime per step, and its timers' lateness after idling.
+sim::ClientCosts ClientFigures(const ClientSamples& cs, int subscribers, ojson* figures) {
+  sim::ClientCosts c;
+  ojson& fig = *figures;
+  std::vector<double> half;
+  for (double x : cs.per_command_us) half.push_back(x / 2);
+  const std::string client_method =
+      "CPU (getrusage user+sys) of locklab's real runtime (one process, one libevent loop, history traced) with N "
+      "clients each sending M GETs one at a time; two runs per sample, the difference over the extra commands; "
+      "half of the per-command CPU (a command and its reply are not separable this way)";
+  c.placement = sim::ClientCosts::Placement::kOneProcess;
+  c.send_us = Figure("client.send_us", half, client_method, &fig);
+  c.reply_us = Figure("client.reply_us", half, client_method, &fig);
+  c.timer_us = Figure("client.timer_us", cs.timer_us,
+                             "the same with each client sleeping M times 100 us: CPU per sleep (timer firing and "
+                             "resuming its coroutine)",
+                             &fig);
+  c.hold_us = Figure("client.hold_us", cs.hold_us,
+                            "the same GETs with every request and reply held 50 us by the runtime's injected "
+                            "delay (as --net-delay-ms is applied on real Redis): the CPU per command beyond the "
+                            "plain runs', halved (two held messages per command)",
+                            &fig);
+  // Per message: the CPU per PUBLISH less the publisher's own command (a send and a reply, as
+  // measured above), over the subscribers it reached.
+  std::vector<double> message;
+  const double per_command_us = Mean(cs.per_command_us);
+  for (double x : cs.publish_cpu_us) message.push_back((x - per_command_us) / subscribers);
+  c.message_us = Figure("client.message_us", message,
+                               "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel "
+                               "and one more publishing to it one message at a time; two runs per sample, the "
+                               "difference per PUBLISH less the CPU of one command (send + reply, above), over N",
+                               &fig);
+  for (const auto& [idle_us, late] : cs.wake_late_us) {
+    const std::string name = "client.wake_after_idle." + std::to_string(idle_us);
+    c.wake_after_idle.push_back(sim::WakeRow{
+        static_cast<double>(idle_us),
+        Figure(name, late,
+               "one client of the real runtime, nothing else to do, sleeping " + std::to_string(idle_us) +
+                   " us: steady-clock time from the sleep's start to its coroutine's resumption, less " +
+                   std::to_string(idle_us) + " us",
+               &fig)});
+  }
+  return c;
+}
+
 // The model from the pooled samples; `measurements` says how each figure was made.
 sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int subscribers, ojson* measurements) {
   sim::CostModel m;
@@ -99,44 +144,7 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int su
                         "(one-at-a-time PING round trip with blocking hiredis - server CPU per PING) / 2, one "
                         "sample per PING; includes the client's own syscalls (see cross_checks.ping_client_cpu_us)",
                         &fig);
-  std::vector<double> half;
-  for (double x : cs.per_command_us) half.push_back(x / 2);
-  const std::string client_method =
-      "CPU (getrusage user+sys) of locklab's real runtime (one process, one libevent loop, history traced) with N "
-      "clients each sending M GETs one at a time; two runs per sample, the difference over the extra commands; "
-      "half of the per-command CPU (a command and its reply are not separable this way)";
-  m.client.placement = sim::ClientCosts::Placement::kOneProcess;
-  m.client.send_us = Figure("client.send_us", half, client_method, &fig);
-  m.client.reply_us = Figure("client.reply_us", half, client_method, &fig);
-  m.client.timer_us = Figure("client.timer_us", cs.timer_us,
-                             "the same with each client sleeping M times 100 us: CPU per sleep (timer firing and "
-                             "resuming its coroutine)",
-                             &fig);
-  m.client.hold_us = Figure("client.hold_us", cs.hold_us,
-                            "the same GETs with every request and reply held 50 us by the runtime's injected "
-                            "delay (as --net-delay-ms is applied on real Redis): the CPU per command beyond the "
-                            "plain runs', halved (two held messages per command)",
-                            &fig);
-  // Per message: the CPU per PUBLISH less the publisher's own command (a send and a reply, as
-  // measured above), over the subscribers it reached.
-  std::vector<double> message;
-  const double per_command_us = Mean(cs.per_command_us);
-  for (double x : cs.publish_cpu_us) message.push_back((x - per_command_us) / subscribers);
-  m.client.message_us = Figure("client.message_us", message,
-                               "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel "
-                               "and one more publishing to it one message at a time; two runs per sample, the "
-                               "difference per PUBLISH less the CPU of one command (send + reply, above), over N",
-                               &fig);
-  for (const auto& [idle_us, late] : cs.wake_late_us) {
-    const std::string name = "client.wake_after_idle." + std::to_string(idle_us);
-    m.client.wake_after_idle.push_back(sim::WakeRow{
-        static_cast<double>(idle_us),
-        Figure(name, late,
-               "one client of the real runtime, nothing else to do, sleeping " + std::to_string(idle_us) +
-                   " us: steady-clock time from the sleep's start to its coroutine's resumption, less " +
-                   std::to_string(idle_us) + " us",
-               &fig)});
-  }
+  m.client = ClientFigures(cs, subscribers, &fig);
   ojson& x = (*measurements)["cross_checks"];
   ojson stats = ojson::object();
   for (const auto& [name, cu] : ns.commandstats)
