@@ -111,6 +111,25 @@ Status Simulator::PlanFault(const FaultAction& f) {
   return Status::Ok();
 }
 
+Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us) {
+  if (at_us.empty()) return Status::Ok();
+  if (running_ || pause.kind != FaultAction::Kind::kPauseClient || !pause.on_send.empty() || at_us.front() < 0) {
+    for (int64_t t : at_us) {  // not the case this is for: one by one
+      pause.at_us = t;
+      if (Status s = PlanFault(pause); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  pause.at_us = at_us.front();
+  const FaultWorld world{config_.clients, config_.nodes, config_.with_replica};
+  if (Status s = ValidateFault(pause, world); !s.ok()) return s;  // only at_us differs between them
+  faults_.push_back(Fault{std::move(pause), kApply});  // its handler reads no at_us
+  const auto id = static_cast<int32_t>(faults_.size() - 1);
+  planned_.reserve(planned_.size() + at_us.size());
+  for (int64_t t : at_us) planned_.push_back(Event{t, seq_++, kFault, 0, id, 0});
+  return Status::Ok();
+}
+
 bool Simulator::Next(Event* ev) {
   if (!planned_.empty() && (queue_.empty() || planned_.front().key() < queue_.top().key())) {
     *ev = planned_.front();

@@ -29,16 +29,18 @@ Status PlanGcPauses(const RunSpec& spec, sim::Rng& rng, Runtime& rt) {
   FaultAction a;
   a.kind = FaultAction::Kind::kPauseClient;
   a.duration_us = f.gc_pause_ms * 1000;
+  std::vector<int64_t> at_us;
   for (int c = 0; c < spec.clients; ++c) {
     int64_t t = 0;
     a.target = c;
+    at_us.clear();
     for (int i = 0; i < kMaxPausesPerClient; ++i) {
       t += static_cast<int64_t>(rng.Exponential(mean_gap_us));
       if (t >= horizon_us) break;
-      a.at_us = t;
-      if (Status s = rt.PlanFault(a); !s.ok()) return s;
+      at_us.push_back(t);
       t += a.duration_us;  // the next pause starts after this one ends
     }
+    if (Status s = rt.PlanPauses(a, at_us); !s.ok()) return s;
   }
   return Status::Ok();
 }

@@ -77,6 +77,16 @@ class Runtime {
   // Checks `f` (ValidateFault, then what this backend can do) and plans it; Invalid when it is
   // not a valid fault for this world or the runtime cannot do it at all.
   virtual Status PlanFault(const FaultAction& f) = 0;
+  // Plans `pause` (a kPauseClient planned at a time) once at each of `at_us` (rising): the same
+  // as PlanFault with each time in turn, which is what this default does; the simulator checks
+  // and stores the pause once for all of them (a run draws hundreds per client).
+  virtual Status PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us) {
+    for (int64_t t : at_us) {
+      pause.at_us = t;
+      if (Status s = PlanFault(pause); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
 
   // Starts `main` as client `client`'s main task when Run() begins.
   virtual void StartClient(int client, Task<void> main) = 0;
