@@ -39,8 +39,6 @@ struct NodeCosts {
   CostDist blpop_serve_us;          // serving one parked BLPOP when its list gets an element
 };
 
-// A client process: CPU per step. Placement says who shares a CPU: every client in one process
-// on one core (the real backend: one event loop), or each client a process of its own.
 // How late a timer fires in a client process that was idle: a row per idle time, the lateness
 // measured after idling that long (a process asleep in epoll_wait on a VM whose vCPU halted:
 // the longer it idled, the longer it takes to run again).
@@ -49,6 +47,8 @@ struct WakeRow {
   CostDist late_us;    // how much later than due the timer's callback ran
 };
 
+// A client process: CPU per step. Placement says who shares a CPU: every client in one process
+// on one core (the real backend: one event loop), or each client a process of its own.
 struct ClientCosts {
   enum class Placement : uint8_t { kOneProcess, kProcessPerClient };
   Placement placement = Placement::kOneProcess;

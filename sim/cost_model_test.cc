@@ -49,7 +49,6 @@ TEST(CalibCostDist, MeanIsTheAreaUnderTheInverseCdf) {
   EXPECT_NEAR(sum / n, d.MeanUs(), 1e-3);
 }
 
-}  // namespace
 TEST(CalibWakeLate, InterpolatesBetweenRowsInIdleTime) {
   const std::vector<WakeRow> rows = {{10, CostDist::Constant(20)}, {100, CostDist{{{0, 20}, {1, 60}}}}};
   EXPECT_EQ(WakeLateUs({}, 50, 0.5), 0.0);        // no rows: on time
@@ -61,4 +60,5 @@ TEST(CalibWakeLate, InterpolatesBetweenRowsInIdleTime) {
   EXPECT_DOUBLE_EQ(WakeLateUs(rows, 1e6, 0.0), 20.0);  // past the last row: the last row's
 }
 
+}  // namespace
 }  // namespace locklab::sim

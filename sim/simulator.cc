@@ -53,6 +53,7 @@ Simulator::Simulator(SimConfig config)
 Simulator::~Simulator() {
   // Drop pending work first, then the frames: nothing may resume a destroyed coroutine.
   queue_.clear();
+  now_queue_.clear();
   planned_.clear();
   for (auto& p : clients_) {
     p->spawned.clear();
@@ -87,7 +88,12 @@ void Simulator::SetNodeClock(int node, int64_t offset_us, double drift_ppm) {
 }
 
 void Simulator::Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b, uint8_t charged) {
-  queue_.push(Event{t_us, seq_++, kind, charged, a, b});
+  const Event ev{t_us, seq_++, kind, charged, a, b};
+  if (running_ && t_us == now_us_) {
+    now_queue_.push_back(ev);
+  } else {
+    queue_.push(ev);
+  }
 }
 
 Status Simulator::PlanFault(const FaultAction& f) {
@@ -131,15 +137,32 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
 }
 
 bool Simulator::Next(Event* ev) {
-  if (!planned_.empty() && (queue_.empty() || planned_.front().key() < queue_.top().key())) {
-    *ev = planned_.front();
+  // The smallest key of: the current instant's queue, the heap, the planned faults.
+  enum Source { kNone, kNow, kHeap, kPlanned } from = kNone;
+  const Event* best = nullptr;
+  if (now_head_ < now_queue_.size()) {
+    best = &now_queue_[now_head_];
+    from = kNow;
+  }
+  if (!queue_.empty() && (best == nullptr || queue_.top().key() < best->key())) {
+    best = &queue_.top();
+    from = kHeap;
+  }
+  if (!planned_.empty() && (best == nullptr || planned_.front().key() < best->key())) {
+    best = &planned_.front();
+    from = kPlanned;
+  }
+  if (from == kNone) return false;
+  *ev = *best;
+  if (from == kPlanned) {
     std::pop_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
     planned_.pop_back();
-    return true;
+  } else if (from == kHeap) {
+    queue_.pop();
+  } else if (++now_head_ == now_queue_.size()) {
+    now_queue_.clear();
+    now_head_ = 0;
   }
-  if (queue_.empty()) return false;
-  *ev = queue_.top();
-  queue_.pop();
   return true;
 }
 

@@ -59,7 +59,8 @@
 //    the real process sleeps in epoll_wait and its halted vCPU takes time to run again, the
 //    longer the idle the later (measured by `locklab calibrate`). Other timers due while it
 //    wakes queue behind it, and so fire together, as in one pass of the real event loop. A
-//    reply that is not held pays none: the measured one_way_us has that wake-up in it.
+//    reply that is not held pays none: the measured one_way_us has that wake-up in it. Nor does
+//    a held request (its hold is a delay on the path here, not an event on the client's CPU).
 //  - the path: a message arrives after a drawn one_way_us plus the injected delay (NetModel),
 //    except that one_way_us, measured with a client that did its own send or receive work
 //    inside the trip, is lowered by the mean client cost charged on that side (send_us for a
@@ -302,6 +303,12 @@ class Simulator {
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   EventHeap<Event> queue_;
+  // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):
+  // in push order, which is their key order, and after every heap event of the same instant
+  // (those were pushed earlier). Next() takes the smallest key of the three queues, so the order
+  // is that of one heap; these skip the heap's sifts. Bounded by the event limit.
+  std::vector<Event> now_queue_;
+  size_t now_head_ = 0;  // now_queue_[now_head_..] are pending
   // Timed faults planned before Run(), with the keys the heap would have given them (a heap of
   // their own, earliest first, once the run starts). Next() merges them with the heap, so the order is that of one
   // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
