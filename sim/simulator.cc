@@ -119,13 +119,8 @@ Status Simulator::PlanFault(const FaultAction& f) {
 
 Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us) {
   if (at_us.empty()) return Status::Ok();
-  if (running_ || pause.kind != FaultAction::Kind::kPauseClient || !pause.on_send.empty() || at_us.front() < 0) {
-    for (int64_t t : at_us) {  // not the case this is for: one by one
-      pause.at_us = t;
-      if (Status s = PlanFault(pause); !s.ok()) return s;
-    }
-    return Status::Ok();
-  }
+  if (running_ || pause.kind != FaultAction::Kind::kPauseClient || !pause.on_send.empty())
+    return Status::Invalid("PlanPauses: a timed pause_client, planned before the run");
   pause.at_us = at_us.front();
   const FaultWorld world{config_.clients, config_.nodes, config_.with_replica};
   if (Status s = ValidateFault(pause, world); !s.ok()) return s;  // only at_us differs between them

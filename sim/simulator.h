@@ -157,8 +157,9 @@ class Simulator {
   // other resumption. Other commands of a SendAll group started in the same synchronous loop
   // still go out. Each trigger fires at most once; its OnSendText ends the record's detail.
   Status PlanFault(const FaultAction& f);
-  // PlanFault(pause) at each of at_us (rising, >= 0), before the run: one check and one stored
-  // action for all of them (the events keep the order PlanFault would give them).
+  // PlanFault(pause) at each of at_us (rising, >= 0) for a timed pause_client, before the run
+  // (Invalid otherwise): one check and one stored action for all of them (the events keep the
+  // order PlanFault would give them).
   Status PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us);
 
   // Observers (optional). Command: at execution on a node (true time). Fault: when applied.

@@ -166,6 +166,11 @@ std::string PeerVersion(const BenchEnv& env, const Impl& impl, const json& summa
 
 std::string LocklabVersion() { return std::string(ToolVersion()) + " (" + GitSha() + ")"; }
 
+int CommandExit(const Status& s) {
+  if (!s.ok()) std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
+  return s.ok() ? 0 : s.invalid() ? 2 : 1;
+}
+
 namespace {
 
 // Pins every thread of process `pid` (0: this thread) to `cpu`. false when it cannot.

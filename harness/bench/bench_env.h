@@ -115,5 +115,8 @@ std::string Unavailable(const BenchEnv& env, const Impl& impl);
 // The library's version from the driver's summary line.
 std::string PeerVersion(const BenchEnv& env, const Impl& impl, const json& summary);
 std::string LocklabVersion();  // "VERSION (SHA)"
+// The end of a command (bench-peers, scorecard): on failure "locklab: MESSAGE" on stderr; the
+// exit status, 0 ok, 2 bad input, 1 anything else (as harness/cli's kExit* codes).
+int CommandExit(const Status& s);
 
 }  // namespace locklab::bench_peers

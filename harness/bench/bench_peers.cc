@@ -113,8 +113,7 @@ void AddBenchPeersFlags(CLI::App* app, BenchPeersOptions* o) {
 int BenchPeersCommand(const BenchPeersOptions& o) {
   const Status s = RunBenchPeers(o, std::cout);
   std::cout.flush();
-  if (!s.ok()) std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
-  return s.ok() ? 0 : s.invalid() ? 2 : 1;
+  return bench_peers::CommandExit(s);
 }
 
 }  // namespace locklab

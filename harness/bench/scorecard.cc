@@ -225,8 +225,7 @@ void AddScorecardFlags(CLI::App* app, ScorecardOptions* o) {
 int ScorecardCommand(const ScorecardOptions& o) {
   const Status s = RunScorecard(o, std::cout);
   std::cout.flush();
-  if (!s.ok()) std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
-  return s.ok() ? 0 : s.invalid() ? 2 : 1;
+  return bench_peers::CommandExit(s);
 }
 
 }  // namespace locklab

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,33 +38,49 @@ Task<void> SleepLoop(Env& env, int n) {
 enum class Load : uint8_t { kCommands, kSleeps, kHeldCommands };
 constexpr int64_t kHoldUs = 50;
 
-Result<double> RunCpuUs(const std::string& address, int clients, int n, Load load) {
-  const bool sleeps = load == Load::kSleeps;
-  BackendConfig cfg;
-  cfg.clients = clients;
+// One run of the real runtime against `address` (one node, 5 s command timeout, history traced,
+// 60 s at most): `start` starts its clients, `check` judges it afterwards (may be empty). The CPU
+// of Run() in µs (connections are made before).
+Result<double> RuntimeRunCpuUs(const std::string& address, BackendConfig cfg, const std::function<void(Runtime&)>& start,
+                               const std::function<Status(Runtime&)>& check = {}) {
   cfg.nodes = 1;
   cfg.command_timeout_us = 5'000'000;
-  if (load == Load::kHeldCommands) {  // uniform, as the retry study's: timers fire out of order
-    cfg.net.dist = sim::NetModel::Dist::kUniform;
-    cfg.net.mean_us = kHoldUs;
-  }
   Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
   if (!made.ok()) return made.status().Prefixed("real runtime");
   std::unique_ptr<Runtime> rt = std::move(made).value();
   History history;
   rt->set_history(&history);
-  for (int c = 0; c < clients; ++c) {
-    Env& env = rt->env(c);
-    rt->StartClient(c, sleeps ? SleepLoop(env, n) : CommandLoop(env, Command::Plain({"GET", "calib:c" + std::to_string(c)}), n));
-  }
+  start(*rt);
   RuntimeLimits limits;
   limits.max_duration_us = 60'000'000;
   const double t0 = CpuUs();
   if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
   const double cpu = CpuUs() - t0;
-  if (!sleeps && rt->Commands().total < static_cast<int64_t>(clients) * n)
-    return Status::Failed("real runtime: fewer commands ran than sent");
+  if (check)
+    if (Status st = check(*rt); !st.ok()) return st;
   return cpu;
+}
+
+Result<double> RunCpuUs(const std::string& address, int clients, int n, Load load) {
+  const bool sleeps = load == Load::kSleeps;
+  BackendConfig cfg;
+  cfg.clients = clients;
+  if (load == Load::kHeldCommands) {  // uniform, as the retry study's: timers fire out of order
+    cfg.net.dist = sim::NetModel::Dist::kUniform;
+    cfg.net.mean_us = kHoldUs;
+  }
+  const auto start = [&](Runtime& rt) {
+    for (int c = 0; c < clients; ++c) {
+      Env& env = rt.env(c);
+      rt.StartClient(c, sleeps ? SleepLoop(env, n) : CommandLoop(env, Command::Plain({"GET", "calib:c" + std::to_string(c)}), n));
+    }
+  };
+  const auto check = [&](Runtime& rt) {
+    if (!sleeps && rt.Commands().total < static_cast<int64_t>(clients) * n)
+      return Status::Failed("real runtime: fewer commands ran than sent");
+    return Status::Ok();
+  };
+  return RuntimeRunCpuUs(address, cfg, start, check);
 }
 
 double SteadyUs() {
@@ -98,22 +115,15 @@ Task<void> Publisher(Env& env, int n, int subscribers, const int* confirmed) {
 Result<double> MessageRunCpuUs(const std::string& address, int subscribers, int n) {
   BackendConfig cfg;
   cfg.clients = subscribers + 1;
-  cfg.nodes = 1;
-  cfg.command_timeout_us = 5'000'000;
-  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
-  if (!made.ok()) return made.status().Prefixed("real runtime");
-  std::unique_ptr<Runtime> rt = std::move(made).value();
-  History history;
-  rt->set_history(&history);
   int confirmed = 0;
-  for (int c = 0; c < subscribers; ++c) rt->StartClient(c, Subscriber(rt->env(c), n, &confirmed));
-  rt->StartClient(subscribers, Publisher(rt->env(subscribers), n, subscribers, &confirmed));
-  RuntimeLimits limits;
-  limits.max_duration_us = 60'000'000;
-  const double t0 = CpuUs();
-  if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
-  if (confirmed < subscribers) return Status::Failed("real runtime: subscriptions not confirmed");
-  return CpuUs() - t0;
+  const auto start = [&](Runtime& rt) {
+    for (int c = 0; c < subscribers; ++c) rt.StartClient(c, Subscriber(rt.env(c), n, &confirmed));
+    rt.StartClient(subscribers, Publisher(rt.env(subscribers), n, subscribers, &confirmed));
+  };
+  const auto check = [&](Runtime&) {
+    return confirmed < subscribers ? Status::Failed("real runtime: subscriptions not confirmed") : Status::Ok();
+  };
+  return RuntimeRunCpuUs(address, cfg, start, check);
 }
 
 }  // namespace
@@ -130,15 +140,9 @@ Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamp
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   BackendConfig cfg;
   cfg.clients = 1;
-  cfg.nodes = 1;
-  Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
-  if (!made.ok()) return made.status().Prefixed("real runtime");
-  std::unique_ptr<Runtime> rt = std::move(made).value();
-  rt->StartClient(0, WakeLoop(rt->env(0), sizes.wake_samples, &out->wake_late_us));
-  RuntimeLimits limits;
-  limits.max_duration_us = 60'000'000;
-  if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
-  return Status::Ok();
+  const auto start = [&](Runtime& rt) { rt.StartClient(0, WakeLoop(rt.env(0), sizes.wake_samples, &out->wake_late_us)); };
+  Result<double> cpu = RuntimeRunCpuUs(address, cfg, start);
+  return cpu.ok() ? Status::Ok() : cpu.status();
 }
 
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out) {
