@@ -55,11 +55,6 @@ nlohmann::json ProbeVersions(const scorecard::TrialEnv& env) {
 Cell RunCell(const ScorecardOptions& o, const scorecard::TrialEnv& env, const ScImpl& impl, const FaultInfo& f) {
   Cell c{impl.id, f.id, scorecard::NotApplicable(impl, f.fault), {}};
   if (!c.not_applicable.empty()) return c;
-  c.not_run = scorecard::NotBuilt(impl, f.fault);
-  if (!c.not_run.empty()) {
-    Progress(o, f.id + " x " + impl.id + ": " + c.not_run);
-    return c;
-  }
   const int64_t start_us = MonotonicNowUs();
   for (int i = 0; i < env.servers->count(); ++i) (void)env.servers->Query(i, {"FLUSHALL"});
   const bool at_once = impl.runner != scorecard::Runner::kLocklab && scorecard::OwnProcessesOnly(f.fault);

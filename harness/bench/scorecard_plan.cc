@@ -74,12 +74,6 @@ std::string NotApplicable(const ScImpl& impl, Fault fault) {
   return "";
 }
 
-std::string NotBuilt(const ScImpl& impl, Fault fault) {
-  if (fault == Fault::kSentinel && impl.runner != Runner::kLocklab)
-    return "not run: the peer drivers have no Sentinel mode yet (ioredis' sentinels option, redis-py's Sentinel)";
-  return "";
-}
-
 Timeline TimelineFor(const ScImpl& impl, Fault fault, int64_t ttl_ms, int trial) {
   Timeline t;
   const int64_t long_ttl_ms = ttl_ms * 5 / 2;

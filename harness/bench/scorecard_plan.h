@@ -56,9 +56,6 @@ const ScImpl* FindScImpl(const std::string& id);
 // single-node lock loses its only copy by design), the extension race needs a watchdog, a
 // Sentinel failover needs a master with a replica (Redlock's masters are independent).
 std::string NotApplicable(const ScImpl& impl, Fault fault);
-// Why the cell applies but cannot run in this build ("" when it can): the peer drivers have no
-// Sentinel mode yet.
-std::string NotBuilt(const ScImpl& impl, Fault fault);
 
 struct Timeline {
   int64_t ttl_ms = 0;

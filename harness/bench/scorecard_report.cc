@@ -84,7 +84,6 @@ std::string ScorecardTables(const std::vector<Cell>& cells, const std::vector<Sc
       const Cell* c = Find(cells, i.id, f.id);
       if (c == nullptr) row.push_back("-");
       else if (!c->not_applicable.empty()) row.push_back("n/a");
-      else if (!c->not_run.empty()) row.push_back("not run");
       else {
         const CellSummary s = Summarize(*c);
         row.push_back(std::to_string(s.two_holders_k) + "/" + std::to_string(s.n) + (s.errors ? "!" : ""));
@@ -98,8 +97,8 @@ std::string ScorecardTables(const std::vector<Cell>& cells, const std::vector<Sc
     for (const ScImpl& i : impls) {
       const Cell* c = Find(cells, i.id, f.id);
       if (c == nullptr) continue;
-      if (!c->not_applicable.empty() || !c->not_run.empty()) {
-        lines.AddRow({f.id, i.id, c->not_applicable.empty() ? "not run" : "n/a"});
+      if (!c->not_applicable.empty()) {
+        lines.AddRow({f.id, i.id, "n/a"});
         continue;
       }
       const CellSummary s = Summarize(*c);
@@ -118,10 +117,6 @@ nlohmann::json CellJson(const Cell& c) {
   nlohmann::json j = {{"implementation", c.impl}, {"fault", c.fault}, {"applies", c.not_applicable.empty()}};
   if (!c.not_applicable.empty()) {
     j["not_applicable"] = c.not_applicable;
-    return j;
-  }
-  if (!c.not_run.empty()) {
-    j["not_run"] = c.not_run;
     return j;
   }
   const CellSummary s = Summarize(c);

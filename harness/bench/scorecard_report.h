@@ -16,7 +16,6 @@ namespace locklab::scorecard {
 struct Cell {
   std::string impl, fault;
   std::string not_applicable;  // why not ("" = applies)
-  std::string not_run;         // applies, but cannot run in this build (not a pass either)
   std::vector<TrialOutcome> trials;
 };
 

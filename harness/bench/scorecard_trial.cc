@@ -16,6 +16,7 @@
 #include "harness/real/real_clock.h"
 #include "harness/real/redis_server.h"
 #include "harness/real/resp_proxy.h"
+#include "harness/real/sentinel.h"
 #include "harness/run/jepsen_history.h"
 #include "harness/run/run_spec.h"
 
@@ -50,19 +51,27 @@ struct Peer {
 
 struct PeerTrial {
   std::string key, counter, tag;
+  // Sentinel failover: a master, its replica and three sentinels of this trial's own (destroyed
+  // after the drivers, which are declared later).
+  std::unique_ptr<RedisServers> servers;
+  std::unique_ptr<Sentinels> sentinels;
+  std::string note;  // the controller's own account, for the trial's fault_note
   std::vector<std::unique_ptr<RespProxy>> proxies;
   int64_t proxies_started_us = 0;
   Peer a, b;
 };
 
+// `where`: {"--ports", "P,..."} or, in Sentinel mode, {"--sentinels", "P,...", "--master-name", NAME}.
 std::vector<std::string> PeerArgv(const TrialEnv& env, const ScImpl& impl, const PeerTrial& p, int client,
-                                  const std::vector<int>& ports, int64_t hold_ms, int64_t timeout_ms, int64_t ttl_ms) {
+                                  const std::vector<std::string>& where, int64_t hold_ms, int64_t timeout_ms,
+                                  int64_t ttl_ms) {
   std::vector<std::string> v;
   if (impl.runner == Runner::kNode) v = {env.node, env.drivers + "/node_peer.js", "--lib", impl.lib};
   else v = {env.python, env.drivers + "/py_peer.py"};
   const std::string base = env.tmp + "/" + p.tag + "-" + (client == 0 ? "a" : "b");
+  v.insert(v.end(), where.begin(), where.end());
   const std::vector<std::string> args = {
-      "--ports", Join(ports), "--events", base + ".events", "--history-out", base + ".history", "--clients", "1",
+      "--events", base + ".events", "--history-out", base + ".history", "--clients", "1",
       "--count", "1", "--key", p.key, "--ttl-ms", std::to_string(ttl_ms), "--acquire-timeout-ms",
       std::to_string(timeout_ms), "--hold-ms", std::to_string(hold_ms), "--counter-file", p.counter,
       "--client-base", std::to_string(client), "--deadline-ms", std::to_string(kDriverDeadlineMs), "--go-file",
@@ -107,17 +116,41 @@ Result<json> AwaitLine(ChildProcess& c, const std::string& field, int64_t deadli
   return Status::Failed("no {\"" + field + "\"} line");
 }
 
+// Sentinel failover: a master with its replica and three redis-sentinel watching them; the drivers
+// find the master through the sentinels. {"--sentinels", ports, "--master-name", name}.
+Result<std::vector<std::string>> StartSentinelWorld(PeerTrial* p) {
+  RedisServerOptions so;
+  so.with_replica = true;
+  Result<std::unique_ptr<RedisServers>> servers = RedisServers::Start(so);
+  if (!servers.ok()) return servers.status().Prefixed("master and replica");
+  p->servers = std::move(servers).value();
+  const SentinelOptions opt;
+  Result<std::unique_ptr<Sentinels>> sentinels =
+      Sentinels::Start(opt, p->servers->dir(), p->servers->port(0), p->servers->port(p->servers->replica_index()));
+  if (!sentinels.ok()) return sentinels.status().Prefixed("sentinels");
+  p->sentinels = std::move(sentinels).value();
+  std::vector<int> ports;
+  for (int i = 0; i < p->sentinels->count(); ++i) ports.push_back(p->sentinels->port(i));
+  return std::vector<std::string>{"--sentinels", Join(ports), "--master-name", opt.master_name};
+}
+
 Status StartPeers(const TrialEnv& env, const ScImpl& impl, Fault fault, const Timeline& t, PeerTrial* p) {
   std::vector<int> direct, via_proxy;
   for (int i = 0; i < impl.nodes; ++i) direct.push_back(env.servers->port(i));
+  std::vector<std::string> a_where = {"--ports", Join(direct)}, b_where = a_where;
   if (UsesProxy(fault)) {
     LOCKLAB_RETURN_IF_ERROR(StartProxies(env, impl, fault, t, p));
     for (const auto& x : p->proxies) via_proxy.push_back(x->port());
+    a_where = {"--ports", Join(via_proxy)};
+  } else if (fault == Fault::kSentinel) {
+    Result<std::vector<std::string>> where = StartSentinelWorld(p);
+    if (!where.ok()) return where.status();
+    a_where = b_where = *where;
   }
-  p->a.argv = PeerArgv(env, impl, *p, 0, UsesProxy(fault) ? via_proxy : direct, t.a_hold_ms, 2000, t.ttl_ms);
+  p->a.argv = PeerArgv(env, impl, *p, 0, a_where, t.a_hold_ms, 2000, t.ttl_ms);
   p->a.argv.push_back("--announce");
   if (fault == Fault::kReleaseDelay) p->a.argv.push_back("--release-marker");
-  p->b.argv = PeerArgv(env, impl, *p, 1, direct, t.b_hold_ms, t.b_timeout_ms, t.ttl_ms);
+  p->b.argv = PeerArgv(env, impl, *p, 1, b_where, t.b_hold_ms, t.b_timeout_ms, t.ttl_ms);
   for (Peer* x : {&p->a, &p->b}) {
     x->history = env.tmp + "/" + p->tag + "-" + (x == &p->a ? "a" : "b") + ".history";
     x->err = x->history + ".stderr";
@@ -148,6 +181,8 @@ Result<int64_t> LetAGo(const TrialEnv& env, const ScImpl& impl, Fault fault, con
       Result<std::string> r = env.servers->Query(i, {"SET", impl.key_prefix + p->key, kStaleValue, "PX", std::to_string(t.stale_px_ms)});
       if (!r.ok()) return r.status().Prefixed("stale key");
     }
+  if (fault == Fault::kSentinel)  // A's lock never reaches the replica
+    LOCKLAB_RETURN_IF_ERROR(p->servers->IsolateReplica().Prefixed("cutting the replica off"));
   Touch(GoFile(env, *p, 'a'));
   Result<json> holding = AwaitLine(p->a.child, "holding", MonotonicNowUs() + 10'000'000);
   if (!holding.ok() || !(*holding)["t_us"].is_number_integer()) return Status::Failed("A never held the lock");
@@ -159,6 +194,31 @@ Result<int64_t> LetAGo(const TrialEnv& env, const ScImpl& impl, Fault fault, con
                               "crashed client's key expired)");
     }
   return (*holding)["t_us"].get<int64_t>();
+}
+
+// Sentinel failover: the master dies, then its replica (which missed A's lock) continues.
+Status KillMaster(PeerTrial* p) {
+  LOCKLAB_RETURN_IF_ERROR(p->servers->Kill(0));
+  return p->servers->Resume(p->servers->replica_index());
+}
+
+// Waits (10 s at most) until the sentinels name the replica as the master: the nemesis line.
+Result<std::string> AwaitPromotion(PeerTrial* p, int64_t killed_us) {
+  const int replica_port = p->servers->port(p->servers->replica_index());
+  for (int i = 0; i < 1000; ++i) {
+    std::string host;
+    int port = 0;
+    if (p->sentinels->MasterAddress(&host, &port).ok() && port == replica_port) {
+      const int64_t now = MonotonicNowUs();
+      p->note = "Redis Sentinel (" + std::to_string(p->sentinels->count()) + " redis-sentinel) named the replica " +
+                host + ":" + std::to_string(port) + " the master " + std::to_string((now - killed_us) / 1000) +
+                " ms after the master died";
+      return NemesisLine(now, "promote", p->note);
+    }
+    SleepUntilUs(MonotonicNowUs() + 10'000);
+  }
+  return Status::Failed("Redis Sentinel did not promote the replica within 10 s; sentinel 0's log ends with: " +
+                        TailOnOneLine(p->sentinels->LogTail(0), 3));
 }
 
 // The controller's part of the timeline from A's hold at t0; the fault lines for the history.
@@ -185,6 +245,10 @@ Result<std::vector<std::string>> PlayTimeline(const TrialEnv& env, Fault fault, 
     st = env.servers->Restart(t.target_node);
     lines.push_back(NemesisLine(now, "restart", "node " + std::to_string(t.target_node) + " (answered after " +
                                                     std::to_string((MonotonicNowUs() - now) / 1000) + " ms)"));
+  } else if (fault == Fault::kSentinel) {
+    st = KillMaster(p);
+    lines.push_back(NemesisLine(now, "kill", "master killed (its replica cut off since before A asked); "
+                                             "Redis Sentinel is to promote the replica"));
   }
   if (!st.ok()) {
     p->a.child.Signal(SIGCONT);
@@ -193,6 +257,11 @@ Result<std::vector<std::string>> PlayTimeline(const TrialEnv& env, Fault fault, 
   if (!b_first) {
     SleepUntilUs(t0 + t.b_go_ms * 1000);
     Touch(GoFile(env, *p, 'b'));
+  }
+  if (fault == Fault::kSentinel) {
+    Result<std::string> line = AwaitPromotion(p, now);
+    if (!line.ok()) return line.status();
+    lines.push_back(*line);
   }
   if (fault == Fault::kPause) {
     SleepUntilUs(at + t.fault_ms * 1000);
@@ -267,6 +336,7 @@ TrialOutcome RunPeerTrial(const TrialEnv& env, const ScImpl& impl, Fault fault, 
     failed.error = o.status().message();
     return failed;
   }
+  o->fault_note = p.note;
   NoteProxies(p, &*o);
   if (env.keep_histories) std::ofstream(env.tmp + "/" + p.tag + ".jsonl") << *merged;
   return *o;

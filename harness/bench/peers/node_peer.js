@@ -2,7 +2,7 @@
 // node_peer.js: drives a Node.js Redis lock library for `locklab bench-peers`.
 //
 //   node node_peer.js --lib redlock|semaphore-mutex|semaphore-redlock|sesame-redlock|universal-redlock
-//        --ports P[,P...] --events FILE
+//        (--ports P[,P...] | --sentinels P[,P...] [--master-name NAME]) --events FILE
 //        [--clients N] (--duration-ms MS | --count N) [--key K] [--key-per-client] [--ttl-ms MS]
 //        [--acquire-timeout-ms MS] [--setting default|tuned] [--retry-ms MS] [--hold-ms MS]
 //        [--counter-file FILE] [--announce] [--client-base B] [--deadline-ms MS] [--history-out FILE]
@@ -24,6 +24,11 @@
 // --retry-until-timeout: an acquisition the library gave up on is asked again (10 ms apart) until
 // --acquire-timeout-ms has passed since the request began. When the library tells a holder its lock
 // is lost (an aborted signal), the summary's "learned" lists it ({client, t_us, how}).
+// Sentinel mode (--sentinels, the scorecard's Sentinel failover): instead of --ports, each client
+// has one ioredis connection that finds the master --master-name (default locklab) through the
+// sentinels on those loopback ports (ioredis' `sentinels` + `name` options) and follows a failover
+// (`failoverDetector`: it listens for +switch-master and reconnects to the new master; otherwise
+// ioredis defaults). Only for the single-node libraries.
 // Each client has its own ioredis connection to every port (ioredis defaults). --setting default
 // leaves every option of the library at its documented default except the lock's TTL and, for
 // redis-semaphore, the acquire timeout (the workload's); --setting tuned sets the retry delay to
@@ -60,7 +65,7 @@ function parseArgs(argv) {
     lib: '', ports: [], host: '127.0.0.1', clients: 1, durationMs: 0, count: 0, key: 'locklab:peer',
     keyPerClient: false, ttlMs: 10000, acquireTimeoutMs: 10000, setting: 'default', retryMs: 10, holdMs: 0,
     counterFile: '', announce: false, clientBase: 0, events: '', deadlineMs: 60000, historyOut: '',
-    goFile: '', releaseMarker: false, retryUntilTimeout: false,
+    goFile: '', releaseMarker: false, retryUntilTimeout: false, sentinels: [], masterName: 'locklab',
   };
   const num = (name, v) => {
     const n = Number(v);
@@ -76,6 +81,8 @@ function parseArgs(argv) {
     switch (k) {
       case '--lib': a.lib = v(); break;
       case '--ports': a.ports = v().split(',').filter(Boolean).map((p) => num('--ports', p)); break;
+      case '--sentinels': a.sentinels = v().split(',').filter(Boolean).map((p) => num('--sentinels', p)); break;
+      case '--master-name': a.masterName = v(); break;
       case '--host': a.host = v(); break;
       case '--clients': a.clients = num(k, v()); break;
       case '--duration-ms': a.durationMs = num(k, v()); break;
@@ -100,13 +107,16 @@ function parseArgs(argv) {
     }
   }
   if (!LIBS.includes(a.lib)) usage(`--lib must be one of ${LIBS.join(', ')}`);
-  if (a.ports.length === 0) usage('--ports is required');
+  if ((a.ports.length === 0) === (a.sentinels.length === 0)) usage('give one of --ports and --sentinels');
+  if (a.sentinels.length > 0 && !['semaphore-mutex', 'redlock'].includes(a.lib))
+    usage('--sentinels is for one master: --lib semaphore-mutex or redlock');
+  if (!a.masterName) usage('--master-name must not be empty');
   if (!a.events) usage('--events is required');
   if ((a.durationMs > 0) === (a.count > 0)) usage('give one of --duration-ms and --count');
   if (a.clients < 1 || a.clients > 1000) usage('--clients must be in [1, 1000]');
   if (!['default', 'tuned'].includes(a.setting)) usage('--setting must be default or tuned');
   if (a.host !== '127.0.0.1' && a.host !== 'localhost') usage('only loopback hosts');
-  if (a.lib === 'semaphore-mutex' && a.ports.length !== 1) usage('semaphore-mutex takes one port');
+  if (a.lib === 'semaphore-mutex' && a.ports.length > 1) usage('semaphore-mutex takes one port');
   return a;
 }
 
@@ -323,7 +333,10 @@ async function main() {
   const hardStop = setTimeout(() => finish(3, `deadline of ${args.deadlineMs} ms`), args.deadlineMs);
   const perClient = [];
   for (let c = 0; c < args.clients; c++) {
-    const list = args.ports.map((port) => new Redis({ host: args.host, port }));
+    const list = args.sentinels.length > 0
+      ? [new Redis({ sentinels: args.sentinels.map((port) => ({ host: args.host, port })), name: args.masterName,
+        failoverDetector: true })]
+      : args.ports.map((port) => new Redis({ host: args.host, port }));
     perClient.push(list);
     conns.push(...list);
   }
@@ -346,13 +359,16 @@ async function main() {
   const timedOut = (startUs) => nowUs() - startUs >= args.acquireTimeoutMs * 1000;
 
   // The library's acquisition; with --retry-until-timeout asked again until the acquire timeout.
+  const lastError = [];  // per client: why its last acquisition attempt threw
   async function acquire(local, key, startUs) {
+    lastError[local] = '';
     for (let i = 0; i < 100000; i++) {
       let h = null;
       try {
         h = await adapter.acquire(local, key);
       } catch (e) {
         noteError(e);
+        lastError[local] = msgOf(e);
       }
       if (h || !args.retryUntilTimeout || timedOut(startUs)) return h;
       await sleep(10);
@@ -423,18 +439,20 @@ async function main() {
       const h = await acquire(local, key, startUs);
       if (!h) {
         stats.failed++;
-        ev(c, 'acquire_fail');
+        ev(c, 'acquire_fail', lastError[local] ? { error: lastError[local] } : undefined);
         continue;
       }
       await criticalSection(c, local);
       let ok = false;
+      let why = '';
       try {
         ok = await adapter.release(h);
       } catch (e) {
         noteError(e);
+        why = msgOf(e);
       }
       if (!ok) stats.release_failed++;
-      ev(c, ok ? 'release_ok' : 'release_fail');
+      ev(c, ok ? 'release_ok' : 'release_fail', why ? { error: why } : undefined);
     }
   }
 

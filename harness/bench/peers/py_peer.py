@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """py_peer.py: drives redis-py's Lock (Debian's python3-redis) for `locklab bench-peers`.
 
-  /usr/bin/python3 py_peer.py --ports P --events FILE [--clients N] (--duration-ms MS | --count N)
+  /usr/bin/python3 py_peer.py (--ports P | --sentinels P[,P...] [--master-name NAME]) --events FILE
+      [--clients N] (--duration-ms MS | --count N)
       [--key K] [--key-per-client] [--ttl-ms MS] [--acquire-timeout-ms MS] [--setting default|tuned]
       [--retry-ms MS] [--hold-ms MS] [--counter-file FILE] [--announce] [--client-base B]
       [--deadline-ms MS] [--history-out FILE] [--go-file FILE] [--release-marker] [--retry-until-timeout]
 
 Each client is a thread with its own redis.Redis connection (redis-py defaults) and its own
-Lock: client.lock(key, timeout=ttl, blocking_timeout=acquire timeout). --setting default keeps
+Lock: client.lock(key, timeout=ttl, blocking_timeout=acquire timeout). Sentinel mode (--sentinels,
+the scorecard's Sentinel failover): instead of --ports, each client's connection is
+redis.sentinel.Sentinel([sentinels]).master_for(--master-name, default locklab), which asks the
+sentinels for the master whenever it (re)connects (redis-py defaults otherwise). --setting default keeps
 the Lock's documented defaults otherwise (sleep=0.1 s between attempts); --setting tuned sets
 sleep to --retry-ms. redis-py's Lock talks to one server (there is no Redlock in redis-py).
 
@@ -20,8 +24,9 @@ lives in this process, or in --counter-file (shared by processes: the pause test
 The scorecard's hooks (locklab scorecard): --go-file FILE: connect, print {"ready": true}, then wait (polling every 2 ms)
 until FILE exists before the first request; --release-marker: right before each release, send
 ECHO locklab-release-marker on the lock's connection (a fault proxy can hold everything from that
-marker on: the release then reaches the server late); --retry-until-timeout: accepted for the
-drivers' common interface (redis-py's blocking_timeout already retries until the acquire timeout).
+marker on: the release then reaches the server late); --retry-until-timeout: an acquire that raised (a connection lost in a failover:
+redis-py's blocking_timeout retries only refusals) is asked again, 10 ms apart, with what is left of
+the acquire timeout as its blocking_timeout.
 
 Output: one JSON line per event in --events (t_us = CLOCK_MONOTONIC in µs, time.monotonic_ns()),
 written when the run ends (also on SIGTERM); with --announce, a line {"holding": true, ...} on
@@ -38,6 +43,7 @@ import threading
 import time
 
 import redis
+import redis.sentinel
 
 
 def now_us():
@@ -46,7 +52,9 @@ def now_us():
 
 def parse_args():
     p = argparse.ArgumentParser(prog="py_peer.py")
-    p.add_argument("--ports", required=True)
+    p.add_argument("--ports", default="")
+    p.add_argument("--sentinels", default="")
+    p.add_argument("--master-name", default="locklab")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--events", required=True)
     p.add_argument("--clients", type=int, default=1)
@@ -68,10 +76,18 @@ def parse_args():
     p.add_argument("--release-marker", action="store_true")
     p.add_argument("--retry-until-timeout", action="store_true")
     a = p.parse_args()
-    ports = [int(x) for x in a.ports.split(",") if x]
-    if len(ports) != 1:
+    try:
+        ports = [int(x) for x in a.ports.split(",") if x]
+        a.sentinel_ports = [int(x) for x in a.sentinels.split(",") if x]
+    except ValueError:
+        p.error("--ports and --sentinels take port numbers")
+    if bool(ports) == bool(a.sentinel_ports):
+        p.error("give one of --ports and --sentinels")
+    if a.sentinel_ports and not a.master_name:
+        p.error("--master-name must not be empty")
+    if not a.sentinel_ports and len(ports) != 1:
         p.error("redis-py's Lock takes one port")
-    a.port = ports[0]
+    a.port = ports[0] if ports else 0
     if (a.duration_ms > 0) == (a.count > 0):
         p.error("give one of --duration-ms and --count")
     if not 1 <= a.clients <= 1000:
@@ -227,11 +243,33 @@ def wait_for_go_file():
         time.sleep(0.002)
 
 
+def connect():
+    if not ARGS.sentinel_ports:
+        return redis.Redis(host=ARGS.host, port=ARGS.port)
+    sentinel = redis.sentinel.Sentinel([(ARGS.host, p) for p in ARGS.sentinel_ports])
+    return sentinel.master_for(ARGS.master_name)
+
+
+def acquire(lock, start_us):
+    """lock.acquire(); with --retry-until-timeout, asked again after an exception until the timeout."""
+    timeout_us = ARGS.acquire_timeout_ms * 1000
+    for _ in range(100_000):
+        try:
+            left_s = max(0.0, (start_us + timeout_us - now_us()) / 1e6)
+            return lock.acquire(blocking_timeout=left_s) if ARGS.retry_until_timeout else lock.acquire()
+        except Exception as e:  # noqa: BLE001 - a lost connection: reported in the summary
+            note_error(e)
+        if not ARGS.retry_until_timeout or now_us() - start_us >= timeout_us:
+            return False
+        time.sleep(0.01)
+    return False
+
+
 def client_thread(local_id, ready, start, start_box):
     c = ARGS.client_base + local_id
     key = "%s:%d" % (ARGS.key, c) if ARGS.key_per_client else ARGS.key
     try:
-        r = redis.Redis(host=ARGS.host, port=ARGS.port)
+        r = connect()
         r.ping()
         lock = r.lock(key, **lock_options())
     except Exception as e:  # noqa: BLE001 - reported in the summary
@@ -256,11 +294,7 @@ def client_thread(local_id, ready, start, start_box):
                     return
                 state["remaining"] -= 1
         ev(c, "acquire_start", key=key)
-        ok = False
-        try:
-            ok = lock.acquire()
-        except Exception as e:  # noqa: BLE001
-            note_error(e)
+        ok = acquire(lock, now_us())
         if not ok:
             with state_lock:
                 state["failed"] += 1
@@ -281,18 +315,20 @@ def client_thread(local_id, ready, start, start_box):
         time.sleep(ARGS.hold_ms / 1000.0 if ARGS.hold_ms > 0 else 0)
         write_counter(v + 1)
         ev(c, "exit", wrote=v + 1)
-        released = False
+        why = None
         try:
             if ARGS.release_marker:
                 r.echo("locklab-release-marker")
             lock.release()
-            released = True
         except Exception as e:  # noqa: BLE001 - LockNotOwnedError: the lock was no longer ours
             note_error(e)
-        if not released:
-            with state_lock:
-                state["release_failed"] += 1
-        ev(c, "release_ok" if released else "release_fail")
+            why = ("%s: %s" % (type(e).__name__, e))[:200]
+        if why is None:
+            ev(c, "release_ok")
+            continue
+        with state_lock:
+            state["release_failed"] += 1
+        ev(c, "release_fail", error=why)
 
 
 def main():
