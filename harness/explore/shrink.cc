@@ -26,23 +26,37 @@ struct Counted {
   }
 };
 
+// Each alternative in turn put into a copy of `base` by `place(&copy, alternative)`; the first
+// copy that still fails becomes *cur (the shape of every move round below).
+template <typename Place>
+bool FirstStillFailing(Candidate* cur, const Candidate& base, const std::vector<FaultAction>& alternatives,
+                       const Counted& fails, Place place) {
+  for (const FaultAction& g : alternatives) {
+    Candidate next = base;
+    place(&next, g);
+    if (!fails(next)) continue;
+    *cur = std::move(next);
+    return true;
+  }
+  return false;
+}
+
 // Each pair of faults (i < j) tried as one (Merges); the merged fault takes i's place.
 bool MergePairs(Candidate* cur, const Counted& fails, const MoveLimits& limits) {
   bool changed = false;
   for (size_t i = 0; i < cur->faults.size(); ++i) {
     for (size_t j = i + 1; j < cur->faults.size();) {
-      bool merged = false;
-      for (const FaultAction& g : Merges(cur->faults[i], cur->faults[j], limits)) {
-        Candidate next = *cur;
-        next.faults[i] = g;
-        next.faults.erase(next.faults.begin() + static_cast<long>(j));
-        if (!fails(next)) continue;
-        *cur = std::move(next);
-        merged = changed = true;
-        ++fails.stats->merged;
-        break;
+      const bool merged = FirstStillFailing(cur, *cur, Merges(cur->faults[i], cur->faults[j], limits), fails,
+                                            [&](Candidate* next, const FaultAction& g) {
+                                              next->faults[i] = g;
+                                              next->faults.erase(next->faults.begin() + static_cast<long>(j));
+                                            });
+      if (!merged) {
+        ++j;
+        continue;
       }
-      if (!merged) ++j;  // else j now names the next fault
+      changed = true;  // j now names the next fault
+      ++fails.stats->merged;
     }
   }
   return changed;
@@ -61,15 +75,10 @@ bool TryMoves(Candidate* cur, const Candidate& base, bool try_base, const FaultA
     ++fails.stats->point_runs;
     points = points_of(base);
   }
-  for (size_t j = 0; j < base.faults.size(); ++j) {
-    for (const FaultAction& g : Moves(base.faults[j], dropped, points, limits)) {
-      Candidate next = base;
-      next.faults[j] = g;
-      if (!fails(next)) continue;
-      *cur = std::move(next);
+  for (size_t j = 0; j < base.faults.size(); ++j)
+    if (FirstStillFailing(cur, base, Moves(base.faults[j], dropped, points, limits), fails,
+                          [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
       return true;
-    }
-  }
   return false;
 }
 
@@ -134,15 +143,11 @@ bool PausesBeforeStart(Candidate* cur, const Counted& fails) {
 bool SimplerKinds(Candidate* cur, const Counted& fails, const MoveLimits& limits) {
   bool changed = false;
   for (size_t i = 0; i < cur->faults.size(); ++i) {
-    for (const FaultAction& g : Simpler(cur->faults[i], limits)) {
-      Candidate next = *cur;
-      next.faults[i] = g;
-      if (!fails(next)) continue;
-      *cur = std::move(next);
-      changed = true;
-      ++fails.stats->simplified;
-      break;
-    }
+    if (!FirstStillFailing(cur, *cur, Simpler(cur->faults[i], limits), fails,
+                           [i](Candidate* next, const FaultAction& g) { next->faults[i] = g; }))
+      continue;
+    changed = true;
+    ++fails.stats->simplified;
   }
   return changed;
 }
