@@ -9,6 +9,7 @@
 #include "harness/cli/suite.h"
 #include "harness/cli/validate_recorded.h"
 #include "harness/report/report.h"
+#include "harness/run/host_info.h"
 #include "harness/run/build_info.h"
 #include "harness/run/config.h"
 
@@ -316,10 +317,12 @@ Result<ValidationResult> RunValidation(const ValidateOptions& o) {
   progress.total = progress.sim_left + progress.real_left;
   ValidationResult out;
   if (recorded) out.real_from = recorded->Source();
+  out.load_start = LoadAverageText();
   for (PlannedExperiment& p : *plan) {
     RunExperiment(&p, &progress, &out.all_completed);
     out.experiments.push_back(std::move(p.result));
   }
+  out.load_end = LoadAverageText();
   return out;
 }
 

@@ -108,6 +108,7 @@ struct ValidationResult {
   std::vector<ExperimentResult> experiments;
   bool all_completed = true;
   nlohmann::json real_from;  // --real-from: where the real figures come from; null otherwise
+  std::string load_start, load_end;  // the machine's load averages (LoadAverageText) around the runs
 };
 
 // Checks the flags' values (group names, seed count, --out not a directory): Invalid names the flag.

@@ -138,6 +138,7 @@ nlohmann::json ValidationJson(const ValidationResult& r, const ValidateOptions& 
                   {"command", o.command},     {"all_completed", r.all_completed},
                   {"profile", o.profile}};  // the simulator's cost profile
   if (!r.real_from.is_null()) context["real_from"] = r.real_from;  // real figures not run again
+  context["load_average"] = {{"start", r.load_start}, {"end", r.load_end}};  // 1, 5, 15 min
   json rule = {{"text", AgreementRuleText()},
                {"mean_factor", kAgreeMeanFactor},
                {"failed_fraction_of_requests", kAgreeFailedFraction},

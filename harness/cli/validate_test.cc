@@ -235,6 +235,10 @@ TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
   const nlohmann::json j = nlohmann::json::parse(ReadAll(out));
   EXPECT_EQ(j["schema"], "locklab.validation/1");
   EXPECT_EQ(j["context"]["quick"], true);
+  for (const char* when : {"start", "end"}) {  // "1.00 0.50 0.20": three load averages
+    const std::string load = j["context"]["load_average"][when].get<std::string>();
+    EXPECT_EQ(std::count(load.begin(), load.end(), ' '), 2) << load;
+  }
   std::set<std::string> groups;
   for (const auto& g : j["groups"]) {
     groups.insert(g["name"].get<std::string>());

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <fstream>
 
 namespace locklab {
 
@@ -18,6 +19,13 @@ std::string UtcNowText() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string LoadAverageText() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(in >> one >> five >> fifteen)) return "";
+  return one + " " + five + " " + fifteen;
 }
 
 }  // namespace locklab
