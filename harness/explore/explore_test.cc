@@ -40,6 +40,17 @@ ExploreOptions Options(const ExploreSpace& s, int64_t budget_runs, int jobs) {
 class ExploreTest : public TempDirTest {
  protected:
   ExploreTest() : TempDirTest("locklab_explore_test") {}
+
+  // Writes r's found file as `name` and replays it on the simulator: it must run and show what
+  // it says it shows.
+  FileReplay WriteAndReplay(const std::string& name, const ExploreOptions& o, const ExploreResult& r) {
+    const std::string path = Path(name);
+    EXPECT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, r, "test").dump(2) + "\n").ok());
+    FileReplay replay = ReplayFoundFile(path, "sim");
+    EXPECT_TRUE(replay.ok) << replay.error;
+    EXPECT_TRUE(replay.matches) << replay.verdict.expected << " / " << replay.verdict.observed;
+    return replay;
+  }
 };
 
 // The token lock (compare-and-delete release) has no validity check: a client that freezes
@@ -64,14 +75,10 @@ TEST_F(ExploreTest, FindsShrinksAndTheFileReplaysTheRun) {
   EXPECT_LE(r.minimal.faults.size(), r.finding.candidate.faults.size());
   EXPECT_LE(r.minimal.clients.size(), 3u);
 
-  const std::string path = Path("found.json");
-  ASSERT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, r, "test").dump(2) + "\n").ok());
-  const FileReplay replay = ReplayFoundFile(path, "sim");
-  ASSERT_TRUE(replay.ok) << replay.error;
-  EXPECT_TRUE(replay.matches) << replay.verdict.observed;
+  const FileReplay replay = WriteAndReplay("found.json", o, r);
   EXPECT_EQ(replay.faults, r.minimal.faults.size());
   EXPECT_EQ(replay.table, CandidateTable(o.space, r.minimal));
-  EXPECT_EQ(replay.table, ReplayFoundFile(path, "sim").table);
+  EXPECT_EQ(replay.table, ReplayFoundFile(Path("found.json"), "sim").table);
 
   // The run is replayed from its run seed alone, and --jobs does not change what is found.
   const RunOutcome again = ExploreOne(o.space, r.finding.run_seed);
@@ -159,11 +166,7 @@ TEST_F(ExploreTest, UnexplainedPairsAreTheCheckersPairs) {
   found.found = found.shrunk = true;
   found.finding.candidate = found.minimal = c;
   found.minimal_observed = r.observed;
-  const std::string path = Path("semaphore.json");
-  ASSERT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, found, "test").dump(2) + "\n").ok());
-  const FileReplay replay = ReplayFoundFile(path, "sim");
-  ASSERT_TRUE(replay.ok) << replay.error;
-  EXPECT_TRUE(replay.matches) << replay.verdict.expected << " / " << replay.verdict.observed;
+  WriteAndReplay("semaphore.json", o, found);
 }
 
 // SETNX/DEL with no expiry: a holder that crashes leaves the lock held for ever. The found file
@@ -178,11 +181,7 @@ TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {
   const ExploreResult r = Explore(o, nullptr);
   ASSERT_TRUE(r.found);
   EXPECT_EQ(r.minimal.faults.size(), 1u);
-  const std::string path = Path("stuck.json");
-  ASSERT_TRUE(WriteFileAtomic(path, FoundScenarioDoc(o, r, "test").dump(2) + "\n").ok());
-  const FileReplay replay = ReplayFoundFile(path, "sim");
-  ASSERT_TRUE(replay.ok) << replay.error;
-  EXPECT_TRUE(replay.matches) << replay.verdict.observed;
+  const FileReplay replay = WriteAndReplay("stuck.json", o, r);
   EXPECT_NE(replay.verdict.expected.find("stuck"), std::string::npos);
 }
 
