@@ -39,6 +39,7 @@ void Simulator::InitCosts() {
   const ClientCosts& c = config_.cost.client;
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
                   !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty();
+  message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
 }
 
 double Simulator::DrawUs(const CostDist& d) {
@@ -111,7 +112,7 @@ bool Simulator::ChargeClient(const Event& ev) {
       break;
     }
     case kMessage:
-      cost = c.message_us.points.empty() ? &c.reply_us : &c.message_us;
+      cost = message_cost_;
       held = ev.b != 0;
       timer = held;
       break;

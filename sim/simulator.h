@@ -303,6 +303,7 @@ class Simulator {
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
+  const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
   EventHeap<Event> queue_;
   // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):
   // in push order, which is their key order, and after every heap event of the same instant

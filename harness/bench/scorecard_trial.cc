@@ -196,12 +196,6 @@ Result<int64_t> LetAGo(const TrialEnv& env, const ScImpl& impl, Fault fault, con
   return (*holding)["t_us"].get<int64_t>();
 }
 
-// Sentinel failover: the master dies, then its replica (which missed A's lock) continues.
-Status KillMaster(PeerTrial* p) {
-  LOCKLAB_RETURN_IF_ERROR(p->servers->Kill(0));
-  return p->servers->Resume(p->servers->replica_index());
-}
-
 // Waits (10 s at most) until the sentinels name the replica as the master: the nemesis line.
 Result<std::string> AwaitPromotion(PeerTrial* p, int64_t killed_us) {
   const int replica_port = p->servers->port(p->servers->replica_index());
@@ -246,7 +240,7 @@ Result<std::vector<std::string>> PlayTimeline(const TrialEnv& env, Fault fault, 
     lines.push_back(NemesisLine(now, "restart", "node " + std::to_string(t.target_node) + " (answered after " +
                                                     std::to_string((MonotonicNowUs() - now) / 1000) + " ms)"));
   } else if (fault == Fault::kSentinel) {
-    st = KillMaster(p);
+    st = p->servers->KillMasterResumeReplica(0);  // the replica missed A's lock
     lines.push_back(NemesisLine(now, "kill", "master killed (its replica cut off since before A asked); "
                                              "Redis Sentinel is to promote the replica"));
   }

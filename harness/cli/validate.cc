@@ -9,9 +9,9 @@
 #include "harness/cli/suite.h"
 #include "harness/cli/validate_recorded.h"
 #include "harness/report/report.h"
-#include "harness/run/host_info.h"
 #include "harness/run/build_info.h"
 #include "harness/run/config.h"
+#include "harness/run/host_info.h"
 
 namespace locklab {
 namespace {

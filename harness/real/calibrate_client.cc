@@ -126,14 +126,22 @@ Result<double> MessageRunCpuUs(const std::string& address, int subscribers, int 
   return RuntimeRunCpuUs(address, cfg, start, check);
 }
 
+// Two runs, client_m1 and client_m2 steps each (`run(m)`): the CPU per extra step, over `per`
+// (the clients taking the steps): what the fixed costs of a run (connections, start-up) leave.
+Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::function<Result<double>(int m)>& run) {
+  Result<double> small = run(sizes.client_m1);
+  if (!small.ok()) return small.status();
+  Result<double> large = run(sizes.client_m2);
+  if (!large.ok()) return large.status();
+  return (*large - *small) / (per * (sizes.client_m2 - sizes.client_m1));
+}
+
 }  // namespace
 
 Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  Result<double> small = MessageRunCpuUs(address, sizes.subscribers, sizes.client_m1);
-  if (!small.ok()) return small.status();
-  Result<double> large = MessageRunCpuUs(address, sizes.subscribers, sizes.client_m2);
-  if (!large.ok()) return large.status();
-  out->publish_cpu_us.push_back((*large - *small) / (sizes.client_m2 - sizes.client_m1));
+  Result<double> per_publish = PerExtraStepUs(sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.subscribers, m); });
+  if (!per_publish.ok()) return per_publish.status();
+  out->publish_cpu_us.push_back(*per_publish);
   return Status::Ok();
 }
 
@@ -146,14 +154,12 @@ Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples*
 }
 
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  const double extra = static_cast<double>(sizes.clients) * (sizes.client_m2 - sizes.client_m1);
   double per_op_us[3] = {0, 0, 0};
   for (Load load : {Load::kCommands, Load::kSleeps, Load::kHeldCommands}) {
-    Result<double> small = RunCpuUs(address, sizes.clients, sizes.client_m1, load);
-    if (!small.ok()) return small.status();
-    Result<double> large = RunCpuUs(address, sizes.clients, sizes.client_m2, load);
-    if (!large.ok()) return large.status();
-    per_op_us[static_cast<int>(load)] = (*large - *small) / extra;
+    Result<double> per_op = PerExtraStepUs(sizes, static_cast<double>(sizes.clients),
+                                           [&](int m) { return RunCpuUs(address, sizes.clients, m, load); });
+    if (!per_op.ok()) return per_op.status();
+    per_op_us[static_cast<int>(load)] = *per_op;
   }
   out->per_command_us.push_back(per_op_us[0]);
   out->timer_us.push_back(per_op_us[1]);

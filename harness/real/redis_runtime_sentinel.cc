@@ -145,9 +145,7 @@ void RedisRuntime::Impl::OnSentinelEvent(int sentinel, const std::string& channe
 void RedisRuntime::Impl::KillMasterForSentinel(const FaultAction& f) {
   const int master = ep_server[0];
   if (master < 0) return FaultFailed(f, "node 0's master is not one of locklab's servers");
-  // Killed first, resumed second: the replica never gets what it missed.
-  if (Status s = servers->Kill(master); !s.ok()) return FaultFailed(f, s.message());
-  if (Status s = servers->Resume(servers->replica_index()); !s.ok()) return FaultFailed(f, s.message());
+  if (Status s = servers->KillMasterResumeReplica(master); !s.ok()) return FaultFailed(f, s.message());
   sentinel_fo.killed_us = TrueNowUs();
   sentinel_fo.at_us = f.at_us;
   CloseEndpoint(0);  // commands on the dead master's connections: kTimeout; reconnects are refused

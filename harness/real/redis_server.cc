@@ -516,6 +516,12 @@ Status RedisServers::PromoteReplica() {
   return Status::Ok();
 }
 
+Status RedisServers::KillMasterResumeReplica(int master) {
+  if (replica_index() < 0) return Status::Failed("failover: there is no replica (start the servers with a replica)");
+  LOCKLAB_RETURN_IF_ERROR(Kill(master));  // killed first, resumed second
+  return Resume(replica_index());
+}
+
 Result<std::string> RedisServers::Query(int i, const std::vector<std::string>& argv, int64_t timeout_us) const {
   if (!running(i)) return NotRunning(i);
   return QueryRedis("127.0.0.1", port(i), argv, timeout_us);

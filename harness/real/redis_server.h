@@ -107,6 +107,10 @@ class RedisServers {
   //     success the replica's address is where endpoint 0 now lives.
   Status IsolateReplica();
   Status PromoteReplica();
+  // Step 2 when Redis Sentinel promotes instead (sentinel.h): SIGKILL `master` (server 0, or
+  // whichever server holds its role now), then SIGCONT the replica, which never got what it
+  // missed; nothing promotes it here.
+  Status KillMasterResumeReplica(int master);
 
   // QueryRedis() to server i, for setup and cross-checks (Failed when it is not running).
   Result<std::string> Query(int i, const std::vector<std::string>& argv, int64_t timeout_us = 2'000'000) const;
