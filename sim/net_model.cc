@@ -91,4 +91,16 @@ void Network::FireTriggers(int client, const std::string& name, std::vector<Faul
   }
 }
 
+std::vector<std::string> Network::Unfired() const {
+  std::vector<std::string> out;
+  auto add = [&out](const Matcher& m, const std::string& what) {
+    if (m.seen >= m.fault.occurrence) return;
+    out.push_back(what + " of client " + std::to_string(m.fault.target) + ", occurrence " +
+                  std::to_string(m.fault.occurrence) + ": it sent " + std::to_string(m.seen));
+  };
+  for (const Matcher& m : delays_) add(m, "delay_message " + m.name);
+  for (const Matcher& m : triggers_) add(m, std::string(FaultKindName(m.fault.kind)) + " on_send " + m.name);
+  return out;
+}
+
 }  // namespace locklab::sim

@@ -72,6 +72,11 @@ class Network {
   // (a crash's duration is 0): appended to *fired.
   void FireTriggers(int client, const std::string& name, std::vector<FaultAction>* fired);
 
+  // The delay_message and on_send faults whose occurrence-th command never came, in plan order,
+  // one line each ("delay_message DEL of client 0, occurrence 2: it sent 1"): such a fault did
+  // not happen in the run, which a per-fault rate must leave out.
+  std::vector<std::string> Unfired() const;
+
  private:
   struct Partition {
     int client, node;

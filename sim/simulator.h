@@ -140,6 +140,7 @@ class Simulator {
   Env& env(int client);
   int64_t now_us() const { return now_us_; }
   const SimConfig& config() const { return config_; }
+  const Network& network() const { return net_; }
 
   void SetClientClock(int client, int64_t offset_us, double drift_ppm);
   void SetNodeClock(int node, int64_t offset_us, double drift_ppm);

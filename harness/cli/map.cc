@@ -17,6 +17,7 @@ constexpr int kMaxSeedsLimit = 100'000;
 // What a map keeps of one run.
 struct RunFigures {
   bool completed = false;
+  bool fired = true;  // every planned fault happened (a client's n-th command came)
   std::string error, replay;
   double violations = 0, damage = 0, acquired = 0;
 };
@@ -25,6 +26,7 @@ RunFigures Figures(const RunResult& r, bool with_replay) {
   RunFigures f;
   f.completed = r.completed;
   f.error = r.error;
+  f.fired = r.faults_unfired == 0;
   if (with_replay) f.replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
   f.violations = static_cast<double>(r.check.safety.violations);
   f.damage = static_cast<double>(r.check.resource.lost_updates + r.check.resource.oversold);
@@ -164,6 +166,10 @@ void RunRound(const MapOptions& o, const std::vector<RunSpec>& specs, std::vecto
       return;
     }
     ++p.completed;
+    if (!f.fired && r->def->unit == MapUnit::kFault) {  // no fault: not a trial of a per-fault rate
+      ++p.not_fired;
+      return;
+    }
     PointRuns& pr = runs[jobs[i].point];
     pr.violations.push_back(f.violations);
     pr.damage.push_back(f.damage);

@@ -92,6 +92,7 @@ struct MapPoint {
   double x = 0;
   size_t curve = 0;
   int seeds = 0, completed = 0;
+  int not_fired = 0;  // per-fault maps: completed runs whose planned fault never came (left out of the rate)
   int64_t acquisitions = 0, violations = 0, damage = 0;
   int64_t runs_with_violations = 0, runs_with_damage = 0;
   Interval violation_rate, damage_rate;  // per the map's unit

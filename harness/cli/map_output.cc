@@ -72,6 +72,7 @@ ojson MapJson(const MapResult& r, const MapOptions& o) {
             {"damage_rate", IntervalJson(p.damage_rate)},
             {"replay", p.replay},
             {"replay_note", "seed 1; the other seeds: the same command with --seed 2.." + std::to_string(p.seeds)}};
+    if (p.not_fired > 0) x["fault_not_fired"] = p.not_fired;  // runs left out of the rate
     if (!p.first_error.empty()) x["error"] = p.first_error;
     points.push_back(std::move(x));
   }
@@ -94,14 +95,14 @@ std::string MapTable(const MapResult& r) {
     const bool damage = c.metric == MapMetric::kDamage;
     const int64_t events = d.unit == MapUnit::kFault ? (damage ? p.runs_with_damage : p.runs_with_violations)
                                                      : (damage ? p.damage : p.violations);
-    const int64_t trials = d.unit == MapUnit::kFault ? p.completed : p.acquisitions;
+    const int64_t trials = d.unit == MapUnit::kFault ? p.completed - p.not_fired : p.acquisitions;
     std::string cell = Rate(i.estimate) + " [" + Rate(i.low) + "," + Rate(i.high) + "]";
     if (p.completed < p.seeds) cell += " *";
     out << Pad(c.label, 28) << Pad(x, 8) << Pad(std::to_string(p.seeds), 6) << Pad(std::to_string(trials), 9)
         << Pad(std::to_string(events), 7) << Pad(cell, 28) << MapStopName(p.stop) << "\n";
   }
   out << "\n" << d.x_label << "; theory: " << d.theory << "\n";
-  out << (d.unit == MapUnit::kFault ? "Per fault: runs with an event / runs, Wilson 95%.\n"
+  out << (d.unit == MapUnit::kFault ? "Per fault: runs with an event / runs whose fault happened, Wilson 95%.\n"
                                     : "Per acquisition: pooled over seeds, cluster-robust 95% over seeds (no event: the "
                                       "Wilson bound of 0 in all acquisitions).\n");
   out << "* = a run did not complete (see the JSON).\n";

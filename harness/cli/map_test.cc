@@ -86,6 +86,8 @@ TEST_F(MapCli, TheSameBytesForAnyJobs) {
       EXPECT_LE(p["rate"]["estimate"].get<double>(), p["rate"]["high"].get<double>());
       EXPECT_FALSE(p["rate"]["method"].get<std::string>().empty());
       EXPECT_NE(p["replay"].get<std::string>().find("--seed 1"), std::string::npos) << p["replay"];
+      if (a["map"]["unit"] == "fault")  // a run whose fault never came is no trial
+        EXPECT_EQ(p["rate"]["n"].get<int>(), p["completed"].get<int>() - p.value("fault_not_fired", 0)) << p;
     }
   }
 }

@@ -272,6 +272,8 @@ CommandStats RedisRuntime::Commands() const {
   return s;
 }
 
+std::vector<std::string> RedisRuntime::UnfiredFaults() const { return impl_->net.Unfired(); }
+
 std::vector<std::string> RedisRuntime::Notes() const {
   const Impl& rt = *impl_;
   std::vector<std::string> out = rt.notes;

@@ -100,6 +100,7 @@ class RedisRuntime : public Runtime {
   // How faults were applied, and (after Run) the INFO commandstats cross-check: what the servers
   // counted next to what the clients sent.
   std::vector<std::string> Notes() const override;
+  std::vector<std::string> UnfiredFaults() const override;
 
   // --- Beyond the Runtime interface: cross-checks and tests. ---
 

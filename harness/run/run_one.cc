@@ -179,6 +179,10 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   res.duration_us = rt->TrueNowUs();
   res.commands = rt->Commands();
   res.notes = rt->Notes();
+  for (const std::string& u : rt->UnfiredFaults()) {
+    ++res.faults_unfired;
+    res.notes.push_back("planned fault did not happen: " + u);
+  }
   res.history_events = static_cast<int64_t>(history.recorded().size());
   res.commands_dropped = history.commands_dropped();
   if (res.commands_dropped > 0)

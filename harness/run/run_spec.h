@@ -105,6 +105,7 @@ struct RunResult {
   CommandStats commands;
   int64_t duration_us = 0;             // true time from start to the last client finishing
   std::vector<std::string> notes;      // how faults were applied (real backend), warnings
+  int64_t faults_unfired = 0;          // planned faults whose n-th command never came (a note each)
   int64_t history_events = 0;
   int64_t commands_dropped = 0;        // kCommand events not kept (history cap)
   int64_t counter_final = 0;           // counter workload

@@ -98,6 +98,9 @@ class Runtime {
   // What the runtime wants the report to say about how faults were applied (real backends:
   // measured delays, refusals). Empty for the simulator.
   virtual std::vector<std::string> Notes() const { return {}; }
+  // The planned faults fired by a client's n-th command (delay_message, on_send) whose n-th
+  // command never came: one line each (sim::Network::Unfired).
+  virtual std::vector<std::string> UnfiredFaults() const = 0;
 };
 
 }  // namespace locklab

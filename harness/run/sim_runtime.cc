@@ -45,6 +45,8 @@ class SimRuntime : public Runtime {
     return sim_.Run();
   }
 
+  std::vector<std::string> UnfiredFaults() const override { return sim_.network().Unfired(); }
+
   CommandStats Commands() const override {
     CommandStats s;
     s.total = sim_.commands_total();
