@@ -7,7 +7,7 @@ PKGS := g++ cmake make pkg-config libhiredis-dev libevent-dev nlohmann-json3-dev
         parallel
 
 # What `make plots` needs on top: Jupyter's nbconvert, a Python kernel, pandas and matplotlib.
-PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib
+PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib python3-scipy
 # Debian's own Python runs the notebooks (its packages are the ones installed above).
 PYTHON := /usr/bin/python3
 
