@@ -31,7 +31,7 @@ const char* kFooter =
     "  client.send_us/reply_us   CPU (getrusage) of locklab's real runtime per command, split in halves\n"
     "  client.timer_us           CPU of the real runtime per sleep (a timer firing, a coroutine resumed)\n"
     "  client.hold_us            CPU of the real runtime per message it holds for an injected delay\n"
-    "  client.message_us        CPU of the real runtime per pub/sub message received (100 subscribers)\n"
+    "  client.message_us        CPU of the real runtime per pub/sub message received (1000 subscribers)\n"
     "  client.wake_after_idle    one idle client of the real runtime sleeping 5 us to 50 ms: how late each\n"
     "                            timer fires (a halted vCPU wakes slowly; a row per idle time)\n"
     "A busy machine measures slower figures and hides the wake-up (its vCPUs never halt): measure on a\n"

@@ -56,6 +56,7 @@ ojson SizesJson(const Sizes& s) {
                {"script_batch", s.script_batch},
                {"publish_batch", s.publish_batch},
                {"subscribers", s.subscribers},
+               {"message_subscribers", s.message_subscribers},
                {"blpop_waiters", s.waiters},
                {"blpop_samples_per_round", s.blpop_samples},
                {"runtime_clients", s.clients},
@@ -65,7 +66,7 @@ ojson SizesJson(const Sizes& s) {
 }
 
 // The client's figures: CPU of the real runtime per step, and its timers' lateness after idling.
-sim::ClientCosts ClientFigures(const ClientSamples& cs, int subscribers, ojson* figures) {
+sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers, ojson* figures) {
   sim::ClientCosts c;
   ojson& fig = *figures;
   std::vector<double> half;
@@ -90,7 +91,7 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int subscribers, ojson* 
   // measured above), over the subscribers it reached.
   std::vector<double> message;
   const double per_command_us = Mean(cs.per_command_us);
-  for (double x : cs.publish_cpu_us) message.push_back((x - per_command_us) / subscribers);
+  for (double x : cs.publish_cpu_us) message.push_back((x - per_command_us) / message_subscribers);
   c.message_us = Figure("client.message_us", message,
                                "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel "
                                "and one more publishing to it one message at a time; two runs per sample, the "
@@ -110,7 +111,7 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int subscribers, ojson* 
 }
 
 // The model from the pooled samples; `measurements` says how each figure was made.
-sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int subscribers, ojson* measurements) {
+sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int message_subscribers, ojson* measurements) {
   sim::CostModel m;
   ojson& fig = (*measurements)["figures"];
   m.node.command_us = Figure("node.command_us", ns.command_us,
@@ -144,7 +145,7 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int su
                         "(one-at-a-time PING round trip with blocking hiredis - server CPU per PING) / 2, one "
                         "sample per PING; includes the client's own syscalls (see cross_checks.ping_client_cpu_us)",
                         &fig);
-  m.client = ClientFigures(cs, subscribers, &fig);
+  m.client = ClientFigures(cs, message_subscribers, &fig);
   ojson& x = (*measurements)["cross_checks"];
   ojson stats = ojson::object();
   for (const auto& [name, cu] : ns.commandstats)
@@ -195,7 +196,8 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   run.Say(head + "client CPU on the real runtime (" + std::to_string(run.sizes.clients) + " clients)");
   for (int p = 0; p < run.sizes.client_pairs; ++p)
     if (Status s = calib::ClientPair(address, run.sizes, cs); !s.ok()) return s.Prefixed("client");
-  run.Say(head + "pub/sub messages on the real runtime (" + std::to_string(run.sizes.subscribers) + " subscribers)");
+  run.Say(head + "pub/sub messages on the real runtime (" + std::to_string(run.sizes.message_subscribers) +
+          " subscribers)");
   if (Status s = calib::ClientMessages(address, run.sizes, cs); !s.ok()) return s.Prefixed("client messages");
   run.Say(head + "timer lateness after idling, one client");
   if (Status s = calib::ClientWake(address, run.sizes, cs); !s.ok()) return s.Prefixed("client wake-up");
@@ -232,7 +234,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
   out.context.quick = options.quick;
   ojson& m = out.context.measurements;
   m["sizes"] = SizesJson(run.sizes);
-  out.model = BuildModel(ns, cs, run.sizes.subscribers, &m);
+  out.model = BuildModel(ns, cs, run.sizes.message_subscribers, &m);
   out.model.name = "calibrated:" + out.context.host + ":" + out.context.date_utc.substr(0, 10);
   return out;
 }

@@ -139,7 +139,7 @@ Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::functio
 }  // namespace
 
 Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  Result<double> per_publish = PerExtraStepUs(sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.subscribers, m); });
+  Result<double> per_publish = PerExtraStepUs(sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.message_subscribers, m); });
   if (!per_publish.ok()) return per_publish.status();
   out->publish_cpu_us.push_back(*per_publish);
   return Status::Ok();

@@ -26,7 +26,10 @@ struct Sizes {
   int pings = 1000;          // one-at-a-time PINGs per round
   int script_batch = 300;    // EVALSHAs per sample
   int publish_batch = 200;   // PUBLISHes per sample, one at a time
-  int subscribers = 100;     // the largest subscriber count (0, 10 and this)
+  int subscribers = 100;     // the largest subscriber count of node.publish (0, 10 and this)
+  int message_subscribers = 1000;  // client.message_us: the real runtime's clients subscribed (the
+                                   // retry study's 1000 waiters: 1000 messages per PUBLISH cost
+                                   // more each than 100)
   int waiters = 200;         // parked BLPOP clients
   int blpop_samples = 5;     // park-and-serve cycles per round
   int clients = 1000;        // real runtime clients (the retry study's 1000: a loop of 1000

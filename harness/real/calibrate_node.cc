@@ -91,6 +91,7 @@ Sizes Sizes::Quick() {
   s.waiters = 50;
   s.blpop_samples = 2;
   s.clients = 20;
+  s.message_subscribers = 20;
   s.client_m1 = 10;
   s.client_m2 = 60;
   s.wake_samples = 20;
