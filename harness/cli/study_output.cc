@@ -1,8 +1,12 @@
 // The study's table (120 columns) and JSON (harness/cli/study.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/lock.h"
 #include "harness/cli/study.h"
@@ -69,6 +73,35 @@ void Block(const StudyResult& r, const std::string& backend, int seeds, bool dam
   out << "\n";
 }
 
+bool Apart(const Interval& a, const Interval& b) { return a.high < b.low || b.high < a.low; }
+
+// With both backends: the cells whose simulator and real-Redis intervals do not overlap.
+void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& out) {
+  std::map<std::pair<std::string, std::string>, const StudyCell*> real;  // (preset, algorithm)
+  for (const StudyCell& c : r.cells)
+    if (c.backend == "redis" && c.completed > 0) real[{c.preset, c.algorithm}] = &c;
+  int compared = 0;
+  std::vector<std::string> lines;
+  for (const StudyCell& s : r.cells) {
+    auto it = real.find({s.preset, s.algorithm});
+    if (s.backend != "sim" || s.completed == 0 || it == real.end()) continue;
+    ++compared;
+    for (const bool damage : {false, true}) {
+      const Interval& a = damage ? s.damage_per_acq : s.violations_per_acq;
+      const Interval& b = damage ? it->second->damage_per_acq : it->second->violations_per_acq;
+      if (Apart(a, b))
+        lines.push_back("  " + s.preset + "/" + s.algorithm + (damage ? " damage: " : " violations: ") +
+                        RateCell(a, s.completed) + " simulated, " + RateCell(b, it->second->completed) + " real");
+    }
+  }
+  if (compared == 0) return;
+  out << "Where the backends disagree (the two 95% intervals do not overlap), of " << compared << " cells: "
+      << (lines.empty() ? "none" : std::to_string(lines.size())) << "\n";
+  for (const std::string& l : lines) out << l << "\n";
+  out << "(" << o.redis_seeds << " real seeds per cell: real runs of one seed differ, so a cell can also disagree by\n"
+      << "chance; README \"What make run shows\" names the cells the simulator is known to get wrong, and why.)\n\n";
+}
+
 ojson IntervalJson(const Interval& i) {
   return ojson{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}, {"n", i.n}, {"method", i.method}};
 }
@@ -84,6 +117,7 @@ std::string StudyTable(const StudyResult& r, const StudyOptions& o) {
     Block(r, b, seeds, false, out);
     Block(r, b, seeds, true, out);
   }
+  if (std::find(o.backends.begin(), o.backends.end(), "redis") != o.backends.end()) Disagreements(r, o, out);
   out << "Rates pool the seeds (events / acquisitions); the interval is cluster-robust over seeds (Student t,\n"
          "seeds - 1 df; all-zero cells: the Wilson upper bound of 0 in all acquisitions). * = a run did not\n"
          "complete (see the JSON). Presets:\n";

@@ -92,5 +92,41 @@ TEST_F(StudyCli, RatesSeparateABrokenCellFromASafeOne) {
   EXPECT_EQ(cell("gc-pause", "fencing")["damage_total"], 0);
 }
 
+// With both backends the table ends by naming the cells whose two intervals do not overlap.
+TEST(StudyTable, NamesTheCellsWhereTheBackendsDisagree) {
+  StudyOptions o;
+  o.backends = {"sim", "redis"};
+  o.redis_seeds = 4;
+  StudyResult r;
+  auto add = [&r](const std::string& backend, const std::string& alg, double low, double high) {
+    StudyCell c;
+    c.backend = backend;
+    c.preset = "clock-skew";
+    c.algorithm = alg;
+    c.runs = c.completed = 4;
+    c.violations_per_acq = Interval{(low + high) / 2, low, high, 4, "cluster-t"};
+    c.damage_per_acq = Interval{0, 0, 0.001, 4, "wilson"};
+    r.cells.push_back(c);
+  };
+  add("sim", "timestamp", 0.09, 0.11);
+  add("sim", "token", 0, 0.001);
+  add("redis", "timestamp", 0.04, 0.07);  // apart from the simulator's
+  add("redis", "token", 0, 0.002);        // overlaps
+  const std::string table = StudyTable(r, o);
+  EXPECT_NE(table.find("Where the backends disagree (the two 95% intervals do not overlap), of 2 cells: 1\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("  clock-skew/timestamp violations: 0.1 [0.09,0.11] simulated, 0.055 [0.04,0.07] real\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("clock-skew/token"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  r.cells[2].violations_per_acq.high = r.cells[2].violations_per_acq.low = 0.1;  // now inside
+  EXPECT_NE(StudyTable(r, o).find("of 2 cells: none"), std::string::npos);
+  o.backends = {"sim"};
+  EXPECT_EQ(StudyTable(r, o).find("Where the backends disagree"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace locklab
