@@ -37,6 +37,10 @@
 //  - client.hold_us: the same GETs with every request and reply held 50 µs by the runtime's
 //    injected delay (how --net-delay-ms is applied on real Redis: a timer in this process);
 //    the extra CPU per command, halved (a request and a reply held per command).
+//  - client.message_us: N clients of the real runtime (1000, the retry study's waiters: 1000
+//    messages per PUBLISH cost more each than 100) subscribed to one channel, one more
+//    publishing M messages one at a time; two M per sample, the difference per PUBLISH less one
+//    command's CPU, over N.
 // Negative samples (differences of noisy timings) are clamped to 0 and counted.
 //
 // Every loop has a limit and every socket read a timeout (5 s); a failure is Status::Failed
