@@ -122,9 +122,12 @@ Result<StudyResult> RunStudy(const StudyOptions& o) {
   StudyResult out;
   Result<std::vector<RunSpec>> specs = CellSpecs(o, &out.cells);
   if (!specs.ok()) return specs.status();
+  const bool reuse = !o.redis_from.empty();
+  if (reuse) LOCKLAB_RETURN_IF_ERROR(ReuseRedisCells(o, &out));  // before any run: bad input first
   const size_t per_backend = SuitePresets().size() * Algorithms().size();
   for (size_t bi = 0; bi < o.backends.size(); ++bi) {
     const bool sim = o.backends[bi] == "sim";
+    if (!sim && reuse) continue;
     RunBackend(o, *specs, bi * per_backend, per_backend, sim ? o.sim_seeds : o.redis_seeds,
                sim ? o.jobs : o.redis_jobs, &out);
   }

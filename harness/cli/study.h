@@ -37,6 +37,7 @@ struct StudyOptions {
   std::string profile = "default";
   int jobs = 1;             // simulator runs at the same time
   int redis_jobs = 4;       // real-Redis runs at the same time (each with its own servers)
+  std::string redis_from;   // non-empty: the real-Redis cells of this earlier study file, not run
   std::string out = "results/study/study.json";
   bool progress = true;
   std::string command;      // the command line, for the JSON's context
@@ -62,6 +63,12 @@ struct StudyResult {
 
 // Checks every cell's spec first (kInvalid naming the problem, before any run), then runs them.
 Result<StudyResult> RunStudy(const StudyOptions& o);
+
+// --redis-from: fills the result's real-Redis cells from o.redis_from, an earlier study's JSON
+// with the same real seeds per cell and, cell by cell, the same seed-1 replay command (so the
+// same configuration); kInvalid naming the file and the cell otherwise. Real runs do not depend
+// on the simulator's profile: a new profile's simulator block can sit next to them.
+Status ReuseRedisCells(const StudyOptions& o, StudyResult* out);
 
 // The 120-column table.
 std::string StudyTable(const StudyResult& r, const StudyOptions& o);

@@ -37,6 +37,10 @@ void AddStudyFlags(CLI::App* app, StudyFlags* f) {
       ->capture_default_str()
       ->type_name("N")
       ->check(CLI::Range(1, 16));
+  app->add_option("--redis-from", f->o.redis_from,
+                  "reuse the real-Redis cells of this earlier study JSON instead of running them (same --redis-seeds, "
+                  "same cells and configurations; real runs do not depend on --profile)")
+      ->type_name("FILE");
   app->add_option("--out", f->o.out, "the JSON file (schema locklab.study/1)")->capture_default_str()->type_name("FILE");
   app->add_flag("--quiet", f->quiet, "no table on stdout");
   app->add_flag("--no-progress", f->no_progress, "no progress lines on stderr");
@@ -49,6 +53,8 @@ void AddStudyFlags(CLI::App* app, StudyFlags* f) {
       "\nExamples:\n"
       "  locklab study                                  simulator (100 seeds) and real Redis (4 seeds)\n"
       "  locklab study --backend sim --seeds 1000       the simulator alone, more seeds\n"
+      "  locklab study --seeds 500 --redis-seeds 20 --profile P --redis-from results/study/study.json\n"
+      "                                                 a new profile's simulator block next to the recorded real one\n"
       "Exit status: 0 every run completed (violations are findings), 1 a run did not complete or the JSON\n"
       "could not be written, 2 bad input.\n");
 }

@@ -135,6 +135,7 @@ ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
                        {"clients", o.clients},
                        {"requests", o.requests},
                        {"seeds", ojson{{"sim", o.sim_seeds}, {"redis", o.redis_seeds}}},
+                       {"redis_from", o.redis_from.empty() ? ojson(nullptr) : ojson(o.redis_from)},
                        {"all_completed", r.all_completed}};
   ojson presets = ojson::array();
   for (const SuitePreset& p : SuitePresets()) presets.push_back(ojson{{"name", p.name}, {"summary", p.summary}});

@@ -7,6 +7,7 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/study.h"
+#include "harness/run/build_info.h"
 #include "harness/testing/cli_test_util.h"
 #include "harness/testing/temp_dir_test.h"
 
@@ -90,6 +91,49 @@ TEST_F(StudyCli, RatesSeparateABrokenCellFromASafeOne) {
   EXPECT_GT(calm["high"].get<double>(), 0.0);  // 0 events still has an upper bound
   // Fencing: pauses still overlap holders, but the resource is not damaged.
   EXPECT_EQ(cell("gc-pause", "fencing")["damage_total"], 0);
+}
+
+// --redis-from: the committed study's real-Redis cells come back as they were recorded, next to a
+// new simulator block, without a real run; a file that does not match is refused before any run.
+TEST_F(StudyCli, RedisFromReusesTheRecordedRealCells) {
+  const std::string committed = std::string(SourceDir()) + "/results/study/study.json";
+  const nlohmann::json before = nlohmann::json::parse(ReadAll(committed));
+  const int seeds = before["context"]["seeds"]["redis"].get<int>();
+  const auto reuse = [&](std::vector<std::string> extra, int redis_seeds) {
+    std::vector<std::string> args = {"study", "--seeds", "1", "--redis-seeds", std::to_string(redis_seeds), "--redis-from",
+                                     committed, "--out", Path("r.json"), "--quiet", "--no-progress", "--jobs", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
+  };
+  ASSERT_EQ(reuse({}, seeds), kExitOk) << "the committed study no longer matches the cells' configurations: make it again";
+  const nlohmann::json after = nlohmann::json::parse(ReadAll(Path("r.json")));
+  size_t real = 0;
+  for (const auto& c : before["cells"]) {
+    if (c["backend"] != "redis") continue;
+    ++real;
+    bool found = false;
+    for (const auto& d : after["cells"])
+      if (d["backend"] == "redis" && d["preset"] == c["preset"] && d["algorithm"] == c["algorithm"]) {
+        EXPECT_EQ(d.dump(), c.dump()) << c["preset"] << "/" << c["algorithm"];
+        found = true;
+      }
+    EXPECT_TRUE(found) << c["preset"] << "/" << c["algorithm"];
+  }
+  EXPECT_EQ(real, 4 * Algorithms().size());
+  EXPECT_EQ(after["context"]["redis_from"], committed);
+  std::filesystem::remove(Path("r.json"));
+  const std::vector<std::pair<std::vector<std::string>, int>> bad_inputs = {
+      {{}, seeds + 1},                 // other real seeds
+      {{"--clients", "3"}, seeds},     // another configuration
+      {{"--backend", "sim"}, seeds}};  // nothing to reuse
+  for (const auto& [bad, redis_seeds] : bad_inputs) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(reuse(bad, redis_seeds), kExitBadInput) << redis_seeds;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("--redis-from"), std::string::npos) << err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(Path("r.json")));
 }
 
 // With both backends the table ends by naming the cells whose two intervals do not overlap.
