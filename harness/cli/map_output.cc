@@ -4,16 +4,13 @@
 #include <sstream>
 
 #include "harness/cli/map.h"
+#include "harness/report/interval_json.h"
 #include "harness/run/build_info.h"
 
 namespace locklab {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-ojson IntervalJson(const Interval& i) {
-  return ojson{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}, {"n", i.n}, {"method", i.method}};
-}
 
 std::string Rate(double x) {
   if (x == 0) return "0";

@@ -11,6 +11,7 @@
 #include "algorithms/lock.h"
 #include "harness/cli/study.h"
 #include "harness/cli/suite.h"
+#include "harness/report/interval_json.h"
 #include "harness/run/build_info.h"
 
 namespace locklab {
@@ -100,10 +101,6 @@ void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& ou
   for (const std::string& l : lines) out << l << "\n";
   out << "(" << o.redis_seeds << " real seeds per cell: real runs of one seed differ, so a cell can also disagree by\n"
       << "chance; README \"What make run shows\" names the cells the simulator is known to get wrong, and why.)\n\n";
-}
-
-ojson IntervalJson(const Interval& i) {
-  return ojson{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}, {"n", i.n}, {"method", i.method}};
 }
 
 }  // namespace

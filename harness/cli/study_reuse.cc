@@ -5,21 +5,12 @@
 #include <utility>
 
 #include "harness/cli/study.h"
+#include "harness/report/interval_json.h"
 
 namespace locklab {
 namespace {
 
 using json = nlohmann::json;
-
-Interval IntervalOf(const json& j) {
-  Interval i;
-  i.estimate = j.at("estimate").get<double>();
-  i.low = j.at("low").get<double>();
-  i.high = j.at("high").get<double>();
-  i.n = j.at("n").get<int64_t>();
-  i.method = j.at("method").get<std::string>();
-  return i;
-}
 
 // One recorded cell into `c`, whose seed-1 replay command must be the recorded one (the same spec).
 Status Fill(const json& r, const std::string& what, StudyCell* c) {
@@ -28,10 +19,10 @@ Status Fill(const json& r, const std::string& what, StudyCell* c) {
                            "', this study '" + c->replay + "'");
   c->runs = r.at("runs").get<int>();
   c->completed = r.at("completed").get<int>();
-  c->violations_per_acq = IntervalOf(r.at("violations_per_acquisition"));
-  c->damage_per_acq = IntervalOf(r.at("damage_per_acquisition"));
-  c->acquisitions = IntervalOf(r.at("acquisitions"));
-  c->p99_acquire_ms = IntervalOf(r.at("p99_acquire_ms"));
+  c->violations_per_acq = IntervalFromJson(r.at("violations_per_acquisition"));
+  c->damage_per_acq = IntervalFromJson(r.at("damage_per_acquisition"));
+  c->acquisitions = IntervalFromJson(r.at("acquisitions"));
+  c->p99_acquire_ms = IntervalFromJson(r.at("p99_acquire_ms"));
   c->acquisitions_total = r.at("acquisitions_total").get<int64_t>();
   c->violations_total = r.at("violations_total").get<int64_t>();
   c->damage_total = r.at("damage_total").get<int64_t>();

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -220,8 +221,7 @@ ProfileContext LocalProfileContext() {
   c.date_utc = UtcNowText();
   c.locklab_version = ToolVersion();
   c.locklab_sha = GitSha();
-  std::ifstream loadavg("/proc/loadavg");
-  loadavg >> c.load_average_1m;
+  c.load_average_1m = std::strtod(LoadAverageText().c_str(), nullptr);  // its first figure, 0 if unreadable
   return c;
 }
 
