@@ -169,7 +169,17 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
 
   start_mono_us = MonoNowUs();
   running = true;
-  for (const auto& f : planned) ArmFault(f, 0, f.at_us);
+  // Faults due at the start are applied now, before any client runs, in the order planned: as
+  // the simulator orders them (faults planned before the run come first at their instant). As
+  // zero-length timers they raced the clients' first commands (a partition at 0 ms could miss a
+  // SET that client 0 sent at 0.0 ms).
+  for (const auto& f : planned) {
+    if (f.at_us <= 0) {
+      ApplyFault(f, 0);
+    } else {
+      ArmFault(f, 0, f.at_us);
+    }
+  }
   cap_ev = event_new(base, -1, 0, &Impl::OnCap, this);
   const timeval cap = Tv(limits.max_duration_us);
   event_add(cap_ev, &cap);

@@ -12,6 +12,7 @@
 
 #include "harness/cli/cli.h"
 #include "harness/scenario/expr.h"
+#include "harness/scenario/scenario_text.h"
 #include "harness/testing/cli_test_util.h"
 #include "harness/testing/redis_test_util.h"
 #include "harness/testing/test_specs.h"
@@ -68,7 +69,9 @@ const Scenario* Find(const std::string& id) {
 }
 
 // Runs one case and returns the verdict; a smaller load for the retry study on real Redis.
-Verdict RunCase(const Case& c, RunResult* result_out = nullptr) {
+// `story_out`: when the verdict does not match, the run's notes and timeline (what a failure
+// on a busy CI machine needs to be understood afterwards).
+Verdict RunCase(const Case& c, RunResult* result_out = nullptr, std::string* story_out = nullptr) {
   const Scenario* sc = Find(c.scenario);
   EXPECT_NE(sc, nullptr) << "no scenario " << c.scenario;
   if (sc == nullptr) return {};
@@ -91,6 +94,10 @@ Verdict RunCase(const Case& c, RunResult* result_out = nullptr) {
   RunResult r = RunOne(run.spec, false, true);
   EXPECT_TRUE(r.completed) << r.error;
   Verdict v = Judge(run, r);
+  if (story_out != nullptr && !v.matches) {
+    for (const auto& n : r.notes) *story_out += "note: " + n + "\n";
+    *story_out += ScenarioTimelineTable(run.client_names, r.events, HoldersAllowed(run.spec));
+  }
   if (result_out != nullptr) *result_out = std::move(r);
   return v;
 }
@@ -116,8 +123,9 @@ class RealScenario : public ::testing::TestWithParam<Case> {};
 TEST_P(RealScenario, ShowsItsExpectedVerdict) {
   ASSERT_FALSE(GetParam().scenario.empty()) << "no scenario was loaded";
   RunResult r;
-  const Verdict v = RunCase(GetParam(), &r);
-  EXPECT_TRUE(v.matches) << Explain(v);
+  std::string story;
+  const Verdict v = RunCase(GetParam(), &r, &story);
+  EXPECT_TRUE(v.matches) << Explain(v) << "\n" << story;
   for (const auto& n : r.notes) RecordProperty("note", n);
 }
 INSTANTIATE_TEST_SUITE_P(Variants, RealScenario, ::testing::ValuesIn(Cases("redis", false)),
