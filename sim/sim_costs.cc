@@ -11,7 +11,14 @@ namespace locklab::sim {
 
 namespace {
 
-int64_t Ns(double us) { return std::llround(std::max(us, 0.0) * 1000.0); }
+// std::llround(max(us, 0) * 1000) without the libm call (it was 2% of a run): the same value,
+// halves away from zero; the fraction ns - trunc(ns) is exact in a double.
+int64_t Ns(double us) {
+  const double ns = std::max(us, 0.0) * 1000.0;
+  auto whole = static_cast<int64_t>(ns);
+  if (ns - static_cast<double>(whole) >= 0.5) ++whole;
+  return whole;
+}
 int64_t CeilUs(int64_t ns) { return ns <= 0 ? 0 : (ns + 999) / 1000; }
 
 bool IsPublish(const Command& cmd) {

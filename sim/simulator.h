@@ -103,7 +103,7 @@
 #include "algorithms/task.h"
 #include "sim/clock.h"
 #include "sim/cost_model.h"
-#include "sim/event_heap.h"
+#include "sim/event_wheel.h"
 #include "sim/fault.h"
 #include "sim/net_model.h"
 #include "sim/rng.h"
@@ -305,7 +305,7 @@ class Simulator {
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
-  EventHeap<Event> queue_;
+  EventWheel<Event> queue_;
   // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):
   // in push order, which is their key order, and after every heap event of the same instant
   // (those were pushed earlier). Next() takes the smallest key of the three queues, so the order
