@@ -133,7 +133,11 @@ bool Simulator::ChargeClient(const Event& ev) {
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
   const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held, timer));
   if (ready_us <= now_us_) return false;
-  Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
+  if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
+    charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, /*charged=*/1, ev.a, ev.b});
+  } else {
+    Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
+  }
   return true;
 }
 

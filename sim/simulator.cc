@@ -54,6 +54,7 @@ Simulator::~Simulator() {
   // Drop pending work first, then the frames: nothing may resume a destroyed coroutine.
   queue_.clear();
   now_queue_.clear();
+  charged_queue_.clear();
   planned_.clear();
   for (auto& p : clients_) {
     p->spawned.clear();
@@ -132,8 +133,9 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
 }
 
 bool Simulator::Next(Event* ev) {
-  // The smallest key of: the current instant's queue, the heap, the planned faults.
-  enum Source { kNone, kNow, kHeap, kPlanned } from = kNone;
+  // The smallest key of: the current instant's queue, the wheel, the charged FIFO, the planned
+  // faults.
+  enum Source { kNone, kNow, kHeap, kCharged, kPlanned } from = kNone;
   const Event* best = nullptr;
   if (now_head_ < now_queue_.size()) {
     best = &now_queue_[now_head_];
@@ -143,13 +145,19 @@ bool Simulator::Next(Event* ev) {
     best = &queue_.top();
     from = kHeap;
   }
+  if (!charged_queue_.empty() && (best == nullptr || charged_queue_.front().key() < best->key())) {
+    best = &charged_queue_.front();
+    from = kCharged;
+  }
   if (!planned_.empty() && (best == nullptr || planned_.front().key() < best->key())) {
     best = &planned_.front();
     from = kPlanned;
   }
   if (from == kNone) return false;
   *ev = *best;
-  if (from == kPlanned) {
+  if (from == kCharged) {
+    charged_queue_.pop_front();
+  } else if (from == kPlanned) {
     std::pop_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
     planned_.pop_back();
   } else if (from == kHeap) {

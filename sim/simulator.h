@@ -312,6 +312,11 @@ class Simulator {
   // is that of one heap; these skip the heap's sifts. Bounded by the event limit.
   std::vector<Event> now_queue_;
   size_t now_head_ = 0;  // now_queue_[now_head_..] are pending
+  // Client events put back until the one client CPU is free (ChargeClient, one-process
+  // placement): that CPU's busy-until time only grows and their sequence numbers do, so they
+  // come in key order; a FIFO instead of the wheel (the CPU's backlog often reaches past its
+  // window). Bounded by the events in flight.
+  std::deque<Event> charged_queue_;
   // Timed faults planned before Run(), with the keys the heap would have given them (a heap of
   // their own, earliest first, once the run starts). Next() merges them with the heap, so the order is that of one
   // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
