@@ -122,6 +122,10 @@ TEST_F(StudyCli, RedisFromReusesTheRecordedRealCells) {
   EXPECT_EQ(real, 4 * Algorithms().size());
   EXPECT_EQ(after["context"]["redis_from"], committed);
   std::filesystem::remove(Path("r.json"));
+  // What --redis-from is for: another profile's simulator block. A real cell's replay names no
+  // profile (a real run does not use one), so the recorded cells still match.
+  EXPECT_EQ(reuse({"--profile", "legacy"}, seeds), kExitOk);
+  std::filesystem::remove(Path("r.json"));
   const std::vector<std::pair<std::vector<std::string>, int>> bad_inputs = {
       {{}, seeds + 1},                 // other real seeds
       {{"--clients", "3"}, seeds},     // another configuration
