@@ -1,6 +1,8 @@
 #include "sim/fault.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "sim/scripts.h"
 
@@ -82,7 +84,16 @@ Status ValidateFault(const FaultAction& f, const FaultWorld& world) {
 
 namespace {
 
-std::string Ms(int64_t us) { return std::to_string(us / 1000) + " ms"; }
+// Whole ms as they are; a time aligned to the µs (a shrunk schedule's) with its fraction.
+std::string Ms(int64_t us) {
+  std::string s = std::to_string(us / 1000);
+  if (const int64_t frac = std::llabs(us % 1000); frac != 0) {
+    std::string digits = std::to_string(1000 + frac).substr(1);  // three digits, leading zeros kept
+    while (digits.back() == '0') digits.pop_back();
+    s = (us < 0 && us > -1000 ? "-" : "") + s + "." + digits;
+  }
+  return s + " ms";
+}
 std::string Node(int node) { return "node " + std::to_string(node); }
 std::string WithLabel(std::string detail, const std::string& label) {
   return label.empty() ? detail : detail + " " + label;

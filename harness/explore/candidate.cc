@@ -11,7 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-int64_t Ms(int64_t us) { return us / 1000; }
+// Whole ms as an integer; a time the shrinker aligned to the µs as a fraction (read back exactly).
+json Ms(int64_t us) { return us % 1000 == 0 ? json(us / 1000) : json(static_cast<double>(us) / 1000.0); }
 
 // One fault as a scenario step.
 json StepJson(const FaultAction& f) {

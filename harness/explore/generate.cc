@@ -57,6 +57,7 @@ std::vector<ProtocolPoint> ProtocolPoints(const std::vector<Event>& events) {
     p.command = MatchCommandName(e.detail.substr(0, e.detail.find(' ')));
     p.occurrence = ++seen[{p.client, p.command}];
     p.t_ms = e.t_us / 1000;
+    p.t_us = e.t_us;
     out.push_back(std::move(p));
   }
   return out;

@@ -79,6 +79,10 @@ bool TryMoves(Candidate* cur, const Candidate& base, bool try_base, const FaultA
     if (FirstStillFailing(cur, base, Moves(base.faults[j], dropped, points, limits), fails,
                           [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
       return true;
+  for (size_t j = 0; j < base.faults.size(); ++j)  // last: pauses poised on a command's window
+    if (FirstStillFailing(cur, base, Alignments(base.faults[j], points, limits), fails,
+                          [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
+      return true;
   return false;
 }
 

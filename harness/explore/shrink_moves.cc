@@ -1,6 +1,7 @@
 #include "harness/explore/shrink_moves.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -174,6 +175,49 @@ std::vector<FaultAction> Moves(const FaultAction& f, const FaultAction& dropped,
       for (int64_t m : mags) {
         FaultAction g = place;
         if (m >= 0) SetMagnitudeMs(&g, m);
+        out.Add(g);
+      }
+    }
+  }
+  return out.Take();
+}
+
+namespace {
+
+// When pause f began in `points`' run: its time, or when its trigger command ran there (a few
+// µs after it was sent: the span of offsets covers that); -1 when the trigger never fired.
+int64_t BeginUs(const FaultAction& f, const std::vector<ProtocolPoint>& points) {
+  if (f.on_send.empty()) return f.at_us;
+  for (const ProtocolPoint& p : points)
+    if (p.client == f.target && p.command == f.on_send && p.occurrence == f.occurrence) return p.t_us;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<FaultAction> Alignments(const FaultAction& f, const std::vector<ProtocolPoint>& points,
+                                    const MoveLimits& l) {
+  Out out(f, kMaxAlignments);
+  const int64_t begin_us = f.kind == K::kPauseClient ? BeginUs(f, points) : -1;
+  if (begin_us < 0) return out.Take();
+  // How long after the pause's end its client's next commands ran (0: the end itself): moving
+  // the end moves them with it.
+  std::vector<int64_t> lags = {0};
+  for (const ProtocolPoint& p : points) {
+    if (lags.size() > kAlignCommands) break;
+    if (p.client == f.target && p.t_us >= begin_us + f.duration_us) lags.push_back(p.t_us - begin_us - f.duration_us);
+  }
+  const int64_t longest_us = std::max<int64_t>(f.duration_us, MaxMs(l, f.kind) * 1000);
+  std::map<int, size_t> per_client;  // points taken of each other client
+  for (const ProtocolPoint& p : points) {
+    if (p.client == f.target || p.t_us <= begin_us || p.t_us - begin_us > longest_us + lags.back()) continue;
+    if (++per_client[p.client] > kMaxMovePoints) continue;
+    for (int64_t lag : lags) {
+      for (int64_t d = -kAlignSpanUs; d <= kAlignSpanUs; d += kAlignStepUs) {
+        const int64_t end_us = p.t_us + d - lag;
+        if (end_us <= begin_us || end_us - begin_us > longest_us) continue;
+        FaultAction g = f;
+        g.duration_us = end_us - begin_us;
         out.Add(g);
       }
     }

@@ -13,6 +13,13 @@
 //     and a grid between the two faults' times), on another client or node, or at the dropped
 //     fault's place; first each place with its own magnitude, the larger of the two, their sum
 //     and the longest the space allows, then each place with a grid of fractions of the longest.
+//   Alignments(f, points): a client pause (timed, or from its trigger command's time in
+//     `points`) whose end moves so that the end, or one of the next kAlignCommands commands its
+//     client sent after it, lands next to a command of another client (from kAlignSpanUs before
+//     it to as far after, kAlignStepUs apart): a race whose window is one round trip (a release
+//     between another client's GET and GETSET) needs one pause placed to the microsecond where
+//     two coarser faults made it happen. Tried after every move: such a schedule is poised on a
+//     window that real Redis hits by chance only.
 //   Simpler(f): the same place with a kind that has no magnitude (a client or node pause becomes
 //     a crash), when the space has that kind.
 #pragma once
@@ -30,6 +37,10 @@ constexpr size_t kMaxMovePoints = 48;     // protocol points of one client (or n
 constexpr int kMoveTimeGrid = 8;           // times tried between a fault's and the dropped one's
 constexpr int kMoveMagnitudeGrid = 8;      // the second pass tries the longest x 1/8 ... 7/8
 constexpr size_t kMaxMovesPerFault = 1'200;  // replacements of one fault for one dropped fault
+constexpr int64_t kAlignSpanUs = 100;        // alignments: from 100 µs before a command
+constexpr int64_t kAlignStepUs = 20;         // ... to 100 µs after it, 20 µs apart
+constexpr size_t kAlignCommands = 3;         // the commands after a pause's end that may be aligned
+constexpr size_t kMaxAlignments = 2'400;     // alignments of one fault
 
 // What a moved or merged fault may be: the world's size, the kinds the space allows, and the
 // longest magnitude (ms) of each kind (<= 0 or an empty function: never raised).
@@ -45,6 +56,8 @@ std::vector<FaultAction> Merges(const FaultAction& a, const FaultAction& b, cons
 // `points`: the commands the clients sent in a run of the schedule without `dropped`.
 std::vector<FaultAction> Moves(const FaultAction& f, const FaultAction& dropped, const std::vector<ProtocolPoint>& points,
                                const MoveLimits& limits);
+std::vector<FaultAction> Alignments(const FaultAction& f, const std::vector<ProtocolPoint>& points,
+                                    const MoveLimits& limits);
 std::vector<FaultAction> Simpler(const FaultAction& f, const MoveLimits& limits);
 
 // Two faults are the same when their scenario steps are (kind, target, time or trigger,

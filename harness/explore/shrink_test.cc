@@ -234,6 +234,44 @@ TEST(ShrinkMoves, MergesAndMovesAreBoundedAndKeepTheKind) {
   EXPECT_TRUE(Simpler(Pause(0, 100, 200), l).empty());  // not a kind of the space
 }
 
+// A release that must land between another client's GET and GETSET: the pause's end moves so
+// that its client's command after it (200 µs after the end) lands within 20 µs of the other
+// client's command at 400 ms; an on_send pause counts from its trigger command's time.
+TEST(ShrinkMoves, AlignmentsPutAPausedClientsNextCommandNextToAnothersCommand) {
+  MoveLimits l;
+  l.clients = 2;
+  l.max_magnitude_ms = [](K) -> int64_t { return 3000; };
+  auto point = [](int client, const char* command, int64_t t_us) {
+    ProtocolPoint p;
+    p.client = client;
+    p.command = command;
+    p.t_us = t_us;
+    p.t_ms = t_us / 1000;
+    return p;
+  };
+  const std::vector<ProtocolPoint> points = {point(0, "GET", 50'000), point(0, "DEL", 150'200),
+                                             point(1, "GET", 400'000)};
+  auto ends_near = [](const std::vector<FaultAction>& gs, int64_t begin_us, int64_t target_us) {
+    for (const FaultAction& g : gs)
+      if (std::llabs(begin_us + g.duration_us - target_us) <= 20) return true;
+    return false;
+  };
+  const auto timed = Alignments(Pause(0, 100, 50), points, l);
+  ASSERT_FALSE(timed.empty());
+  EXPECT_LE(timed.size(), kMaxAlignments);
+  EXPECT_TRUE(ends_near(timed, 100'000, 400'000 - 200));  // its DEL, 200 µs after the end, at 400 ms
+  EXPECT_TRUE(ends_near(timed, 100'000, 400'000));        // the end itself there
+  for (const FaultAction& g : timed) EXPECT_EQ(g.at_us, 100'000);
+  FaultAction on_get = Pause(0, 0, 100);
+  on_get.on_send = "GET";
+  on_get.occurrence = 1;
+  on_get.at_us = 0;
+  EXPECT_TRUE(ends_near(Alignments(on_get, points, l), 50'000, 400'000));  // from the GET at 50 ms
+  on_get.occurrence = 2;  // never sent: nothing to align
+  EXPECT_TRUE(Alignments(on_get, points, l).empty());
+  EXPECT_TRUE(Alignments(CrashNode(0, 100), points, l).empty());
+}
+
 TEST(Shrink, MagnitudeOfClockJumpsKeepsTheSign) {
   FaultAction j;
   j.kind = K::kNodeClockJump;
