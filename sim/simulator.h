@@ -214,8 +214,8 @@ class Simulator {
   };
 
   void Push(int64_t t_us, uint8_t kind, int32_t a, uint64_t b, uint8_t charged = 0);
-  // The next event in (time, sequence) order, from the heap or the faults planned before the run
-  // (planned_); false when there is none.
+  // The next event in (time, sequence) order, from the current instant's queue, the wheel, the
+  // charged FIFO or the faults planned before the run (planned_); false when there is none.
   bool Next(Event* ev);
   // Costs (sim_costs.cc).
   void InitCosts();
@@ -307,9 +307,9 @@ class Simulator {
   const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
   EventWheel<Event> queue_;
   // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):
-  // in push order, which is their key order, and after every heap event of the same instant
-  // (those were pushed earlier). Next() takes the smallest key of the three queues, so the order
-  // is that of one heap; these skip the heap's sifts. Bounded by the event limit.
+  // in push order, which is their key order, and after every wheel event of the same instant
+  // (those were pushed earlier). Next() takes the smallest key of the four queues, so the order
+  // is that of one heap. Bounded by the event limit.
   std::vector<Event> now_queue_;
   size_t now_head_ = 0;  // now_queue_[now_head_..] are pending
   // Client events put back until the one client CPU is free (ChargeClient, one-process

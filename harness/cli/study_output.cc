@@ -82,6 +82,7 @@ void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& ou
   for (const StudyCell& c : r.cells)
     if (c.backend == "redis" && c.completed > 0) real[{c.preset, c.algorithm}] = &c;
   int compared = 0;
+  double chance = 0;  // comparisons expected apart by chance, were the backends alike everywhere
   std::vector<std::string> lines;
   for (const StudyCell& s : r.cells) {
     auto it = real.find({s.preset, s.algorithm});
@@ -90,17 +91,23 @@ void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& ou
     for (const bool damage : {false, true}) {
       const Interval& a = damage ? s.damage_per_acq : s.violations_per_acq;
       const Interval& b = damage ? it->second->damage_per_acq : it->second->violations_per_acq;
+      chance += ChanceApart(a, b);
       if (Apart(a, b))
         lines.push_back("  " + s.preset + "/" + s.algorithm + (damage ? " damage: " : " violations: ") +
                         RateCell(a, s.completed) + " simulated, " + RateCell(b, it->second->completed) + " real");
     }
   }
   if (compared == 0) return;
-  out << "Where the backends disagree (the two 95% intervals do not overlap), of " << compared << " cells: "
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "%.1f", chance);
+  out << "Where the backends disagree (the 95% intervals do not overlap), of " << 2 * compared
+      << " comparisons (" << compared << " cells x violations, damage): "
       << (lines.empty() ? "none" : std::to_string(lines.size())) << "\n";
   for (const std::string& l : lines) out << l << "\n";
-  out << "(" << o.redis_seeds << " real seeds per cell: real runs of one seed differ, so a cell can also disagree by\n"
-      << "chance; README \"What make run shows\" names the cells the simulator is known to get wrong, and why.)\n\n";
+  out << "(By chance alone, were the backends alike in every cell, about " << expected << " would disagree: the sum\n"
+      << "over comparisons of the chance that two intervals of those widths miss each other (stats.h ChanceApart;\n"
+      << "all-zero cells never do). " << o.redis_seeds << " real seeds per cell; README \"What make run shows\" names\n"
+      << "the cells the simulator is known to get wrong, and why.)\n\n";
 }
 
 }  // namespace

@@ -161,9 +161,12 @@ TEST(StudyTable, NamesTheCellsWhereTheBackendsDisagree) {
   add("redis", "timestamp", 0.04, 0.07);  // apart from the simulator's
   add("redis", "token", 0, 0.002);        // overlaps
   const std::string table = StudyTable(r, o);
-  EXPECT_NE(table.find("Where the backends disagree (the two 95% intervals do not overlap), of 2 cells: 1\n"),
+  EXPECT_NE(table.find("Where the backends disagree (the 95% intervals do not overlap), of 4 comparisons (2 cells x "
+                       "violations, damage): 1\n"),
             std::string::npos)
       << table;
+  // Narrow intervals over 4 seeds each (t quantile 3.18): apart by chance about 3e-5 of the time.
+  EXPECT_NE(table.find("about 0.0 would disagree"), std::string::npos) << table;
   EXPECT_NE(table.find("  clock-skew/timestamp violations: 0.1 [0.09,0.11] simulated, 0.055 [0.04,0.07] real\n"),
             std::string::npos)
       << table;
@@ -171,7 +174,7 @@ TEST(StudyTable, NamesTheCellsWhereTheBackendsDisagree) {
   std::istringstream lines(table);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
   r.cells[2].violations_per_acq.high = r.cells[2].violations_per_acq.low = 0.1;  // now inside
-  EXPECT_NE(StudyTable(r, o).find("of 2 cells: none"), std::string::npos);
+  EXPECT_NE(StudyTable(r, o).find("of 4 comparisons (2 cells x violations, damage): none"), std::string::npos);
   o.backends = {"sim"};
   EXPECT_EQ(StudyTable(r, o).find("Where the backends disagree"), std::string::npos);
 }

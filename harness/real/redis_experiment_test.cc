@@ -9,18 +9,7 @@
 namespace locklab {
 namespace {
 
-RunSpec RealSpec(const std::string& algorithm) {
-  RunSpec s;
-  s.backend = "redis";
-  s.algorithm = algorithm;
-  s.clients = 4;
-  s.requests = 40;
-  s.ttl_ms = 1000;
-  s.hold_ms = 5;
-  s.seed = 5;
-  s.max_duration_ms = 60'000;
-  return s;
-}
+RunSpec RealSpec(const std::string& algorithm) { return ShortHoldSpec("redis", algorithm, 4, 40, 5, 60'000); }
 
 
 class RealFaultFree : public ::testing::TestWithParam<std::string> {};

@@ -15,16 +15,8 @@ namespace {
 
 // Client 0 of 2 takes at most 3 of the 4 requests: a fifth DEL or ninth GET never comes.
 RunSpec Spec(const std::string& backend, const std::string& fault) {
-  RunSpec s;
-  s.backend = backend;
-  s.algorithm = "token";
+  RunSpec s = ShortHoldSpec(backend, "token", 2, 4, 3, 30'000);
   s.algorithm_options = Options(std::map<std::string, std::string>{{"release", "del"}});
-  s.clients = 2;
-  s.requests = 4;
-  s.ttl_ms = 1000;
-  s.hold_ms = 5;
-  s.seed = 3;
-  s.max_duration_ms = 30'000;
   FaultAction f;
   std::string error;
   EXPECT_TRUE(Take(ParseFaultFlag(fault), &f, &error)) << error;

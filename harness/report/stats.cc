@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <vector>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
@@ -16,6 +18,33 @@ double NormalZ(double confidence) {
 double StudentT(double confidence, int64_t df) {
   return boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(df)),
                                0.5 + confidence / 2);
+}
+
+double ChanceApart(const Interval& a, const Interval& b, double confidence) {
+  struct Side {
+    double t, se;                   // the interval's t quantile, and its standard error (width / t)
+    std::vector<double> width_of;  // sqrt(s^2 / sigma^2) at kGrid quantiles of chi-square(df) / df
+  };
+  constexpr int kGrid = 64;
+  std::vector<Side> sides;
+  for (const Interval* i : {&a, &b}) {
+    const double half = (i->high - i->low) / 2;
+    if ((i->method != "t" && i->method != "cluster-t") || i->n < 2 || !(half > 0)) return 0;
+    if (std::abs(i->estimate - (i->low + i->high) / 2) > 1e-9 * half) return 0;  // a one-sided bound
+    const auto df = static_cast<double>(i->n - 1);
+    Side side{StudentT(confidence, i->n - 1), 0, {}};
+    side.se = half / side.t;
+    const boost::math::chi_squared_distribution<double> chi(df);
+    for (int k = 0; k < kGrid; ++k)
+      side.width_of.push_back(std::sqrt(boost::math::quantile(chi, (k + 0.5) / kGrid) / df));
+    sides.push_back(std::move(side));
+  }
+  const double sd_diff = std::sqrt(sides[0].se * sides[0].se + sides[1].se * sides[1].se);
+  double sum = 0;
+  for (double wa : sides[0].width_of)
+    for (double wb : sides[1].width_of)
+      sum += std::erfc((sides[0].t * sides[0].se * wa + sides[1].t * sides[1].se * wb) / sd_diff / std::sqrt(2.0));
+  return sum / (kGrid * kGrid);
 }
 
 Interval WilsonInterval(int64_t k, int64_t n, double confidence) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -32,6 +33,22 @@ inline RunSpec SmallSpec(const std::string& algorithm) {
   s.ttl_ms = 1000;
   s.hold_ms = 20;
   s.seed = 7;
+  return s;
+}
+
+// `clients` clients taking `requests` locks in all, 1 s TTL, 5 ms critical sections: the shape
+// of the real-Redis tests (either backend), capped at `max_duration_ms`.
+inline RunSpec ShortHoldSpec(const std::string& backend, const std::string& algorithm, int clients, int requests,
+                             uint64_t seed, int64_t max_duration_ms) {
+  RunSpec s;
+  s.backend = backend;
+  s.algorithm = algorithm;
+  s.clients = clients;
+  s.requests = requests;
+  s.ttl_ms = 1000;
+  s.hold_ms = 5;
+  s.seed = seed;
+  s.max_duration_ms = max_duration_ms;
   return s;
 }
 
