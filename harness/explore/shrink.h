@@ -19,7 +19,7 @@
 //     or a larger magnitude: Moves) so that it alone does what the two did; then the same with
 //     one client's critical section raised to the longest the space draws (a pause that only
 //     lengthened a hold is then that hold, still inside the space); last, with the other fault
-//     a timed client pause whose end is aligned next to another client's command (Alignments);
+//     a client pause whose end is aligned next to another client's command (Alignments);
 //   - kinds: a fault with a magnitude becomes a crash where the space has crashes (Simpler).
 // Last, each magnitude gets a margin (max(margin x value, 20 ms)) when the schedule still fails
 // with it: a schedule poised at its exact threshold would show the race on the simulator and miss
