@@ -169,8 +169,8 @@ TEST(Scenarios, EveryDocumentedScenarioHasAFile) {
   for (const auto& id : want) EXPECT_TRUE(have.count(id)) << id;
   const std::set<std::string> real = {"crash-no-ttl",      "setnx-expire-gap",   "expired-del-race", "timestamp-clock-skew",
                                       "delayed-del",       "pause-misdelete",    "get-then-del",     "replica-failover",
-                                      "long-task",         "gc-pause",
-                                      "redlock-slow-acquire", "seckill-oversell", "retry-strategies",
+                                      "long-task",         "gc-pause",           "redlock-clock-jump", "redlock-node-restart",
+                                      "redlock-pause-during-acquire", "redlock-slow-acquire", "seckill-oversell", "retry-strategies",
                                       "semaphore-pause",   "reentrant-wrong-count", "seckill-lockfree", "wait-failover",
                                       "rwlock-pause"};
   for (const Scenario& sc : AllScenarios()) {
