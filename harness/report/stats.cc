@@ -28,9 +28,10 @@ double ChanceApart(const Interval& a, const Interval& b, double confidence) {
   constexpr int kGrid = 64;
   std::vector<Side> sides;
   for (const Interval* i : {&a, &b}) {
-    const double half = (i->high - i->low) / 2;
-    if ((i->method != "t" && i->method != "cluster-t") || i->n < 2 || !(half > 0)) return 0;
-    if (std::abs(i->estimate - (i->low + i->high) / 2) > 1e-9 * half) return 0;  // a one-sided bound
+    if ((i->method != "t" && i->method != "cluster-t") || i->n < 2 || !(i->estimate > 0)) return 0;
+    // The half width above the estimate: a rate's interval is cut at 0 below, not above.
+    const double half = i->high - i->estimate;
+    if (!(half > 0) || i->estimate - i->low > half * (1 + 1e-9)) return 0;
     const auto df = static_cast<double>(i->n - 1);
     Side side{StudentT(confidence, i->n - 1), 0, {}};
     side.se = half / side.t;

@@ -70,6 +70,10 @@ TEST(Stats, ChanceApartOfTwoIntervals) {
   const Interval all_zero = ClusterRatioInterval({0, 0, 0}, {100, 100, 100});  // cluster-t, Wilson's upper end
   EXPECT_EQ(ChanceApart(all_zero, all_zero), 0.0);
   EXPECT_EQ(ChanceApart(t_interval(0.1, 0, 20), t_interval(0.1, 0.01, 20)), 0.0);  // no width
+  Interval cut = t_interval(0.01, t3 * 0.5, 4);  // its lower end cut at 0: the same chance as uncut
+  const double uncut = ChanceApart(cut, t_interval(0.01, t3 * 0.5, 4));
+  cut.low = 0;
+  EXPECT_DOUBLE_EQ(ChanceApart(cut, t_interval(0.01, t3 * 0.5, 4)), uncut);
 }
 
 // Clustered events: the interval comes from the spread between runs, not from the number of
