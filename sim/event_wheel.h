@@ -68,16 +68,11 @@ class EventWheel {
   }
 
   // Not empty().
-  const T& top() {
-    if (ring_size_ == 0) return far_.top();
-    const T& ring = RingTop();
-    if (!far_.empty() && far_.top().key() < ring.key()) return far_.top();
-    return ring;
-  }
+  const T& top() { return FarFirst() ? far_.top() : RingTop(); }
 
   // Not empty().
   void pop() {
-    if (ring_size_ == 0 || (!far_.empty() && far_.top().key() < RingTop().key())) {
+    if (FarFirst()) {
       base_us_ = far_.top().t_us;
       far_.pop();
       return;
@@ -124,6 +119,8 @@ class EventWheel {
   }
 
   const T& RingTop() { return pool_[static_cast<size_t>(ends_[Slot(FirstUs())].head)].value; }
+  // Not empty(): the next event is the heap's.
+  bool FarFirst() { return ring_size_ == 0 || (!far_.empty() && far_.top().key() < RingTop().key()); }
 
   // The first non-empty word of bits_ at or after `from`, kWords if none.
   size_t NextWord(size_t from) const {

@@ -1,7 +1,6 @@
 #include "sim/fault.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "sim/scripts.h"
@@ -86,12 +85,11 @@ namespace {
 
 // Whole ms as they are; a time aligned to the µs (a shrunk schedule's) with its fraction.
 std::string Ms(int64_t us) {
-  std::string s = std::to_string(us / 1000);
-  if (const int64_t frac = std::llabs(us % 1000); frac != 0) {
-    std::string digits = std::to_string(1000 + frac).substr(1);  // three digits, leading zeros kept
-    while (digits.back() == '0') digits.pop_back();
-    s = (us < 0 && us > -1000 ? "-" : "") + s + "." + digits;
-  }
+  if (us % 1000 == 0) return std::to_string(us / 1000) + " ms";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(us) / 1000.0);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();  // a '.' with a non-zero digit after it is left
   return s + " ms";
 }
 std::string Node(int node) { return "node " + std::to_string(node); }

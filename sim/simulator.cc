@@ -137,22 +137,16 @@ bool Simulator::Next(Event* ev) {
   // faults.
   enum Source { kNone, kNow, kHeap, kCharged, kPlanned } from = kNone;
   const Event* best = nullptr;
-  if (now_head_ < now_queue_.size()) {
-    best = &now_queue_[now_head_];
-    from = kNow;
-  }
-  if (!queue_.empty() && (best == nullptr || queue_.top().key() < best->key())) {
-    best = &queue_.top();
-    from = kHeap;
-  }
-  if (!charged_queue_.empty() && (best == nullptr || charged_queue_.front().key() < best->key())) {
-    best = &charged_queue_.front();
-    from = kCharged;
-  }
-  if (!planned_.empty() && (best == nullptr || planned_.front().key() < best->key())) {
-    best = &planned_.front();
-    from = kPlanned;
-  }
+  auto consider = [&](const Event* e, Source s) {
+    if (e != nullptr && (best == nullptr || e->key() < best->key())) {
+      best = e;
+      from = s;
+    }
+  };
+  consider(now_head_ < now_queue_.size() ? &now_queue_[now_head_] : nullptr, kNow);
+  consider(queue_.empty() ? nullptr : &queue_.top(), kHeap);
+  consider(charged_queue_.empty() ? nullptr : &charged_queue_.front(), kCharged);
+  consider(planned_.empty() ? nullptr : &planned_.front(), kPlanned);
   if (from == kNone) return false;
   *ev = *best;
   if (from == kCharged) {

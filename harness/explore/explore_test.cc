@@ -274,7 +274,7 @@ TEST(ProtocolPoints, CountsEachClientsCommandsByName) {
   EXPECT_EQ(p[0].command, "SET");
   EXPECT_EQ(p[2].command, "compare_and_delete");
   EXPECT_EQ(p[3].occurrence, 2);
-  EXPECT_EQ(p[3].t_ms, 4);
+  EXPECT_EQ(p[3].t_ms(), 4);
 }
 
 TEST(ExploreSpace, BadInputNamesTheProblem) {

@@ -56,7 +56,6 @@ std::vector<ProtocolPoint> ProtocolPoints(const std::vector<Event>& events) {
     p.node = static_cast<int>(e.value);
     p.command = MatchCommandName(e.detail.substr(0, e.detail.find(' ')));
     p.occurrence = ++seen[{p.client, p.command}];
-    p.t_ms = e.t_us / 1000;
     p.t_us = e.t_us;
     out.push_back(std::move(p));
   }
@@ -120,7 +119,7 @@ std::vector<FaultAction> DrawTargetedFaults(const ExploreSpace& s, const std::ve
       f.command = p.command;
       f.occurrence = p.occurrence;
     } else {
-      f.at_us = (p.t_ms + 1) * 1000;  // the first whole ms after the command ran at its node
+      f.at_us = (p.t_ms() + 1) * 1000;  // the first whole ms after the command ran at its node
     }
     if (f.kind != K::kPartition) f.node = 0;
     DrawMagnitude(s, rng, &f);

@@ -27,8 +27,8 @@ struct ProtocolPoint {
   int node = 0;
   std::string command;  // as on_send and delay_message match it (MatchCommandName)
   int occurrence = 1;   // this client's n-th command of that name
-  int64_t t_ms = 0;     // when it ran at its node
-  int64_t t_us = 0;     // the same, in µs
+  int64_t t_us = 0;     // when it ran at its node
+  int64_t t_ms() const { return t_us / 1000; }
 };
 // At most kMaxProtocolPoints, in history order.
 constexpr size_t kMaxProtocolPoints = 100'000;

@@ -25,21 +25,20 @@ bool IsJump(K k) { return k == K::kClientClockJump || k == K::kNodeClockJump; }
 
 int64_t MaxMs(const MoveLimits& l, K k) { return l.max_magnitude_ms ? l.max_magnitude_ms(k) : 0; }
 
-// A bounded, duplicate-free list of replacements for `original`.
+// A bounded, duplicate-free list of replacements for `original` (SameFault: equal steps; kept as
+// their text in a set, one serialization per fault instead of one per pair).
 class Out {
  public:
-  Out(const FaultAction& original, size_t limit) : original_(original), limit_(limit) {}
+  Out(const FaultAction& original, size_t limit) : limit_(limit) { seen_.insert(ToJson(original).dump()); }
   void Add(const FaultAction& g) {
-    if (list_.size() >= limit_ || SameFault(g, original_)) return;
-    for (const FaultAction& h : list_)
-      if (SameFault(g, h)) return;
+    if (list_.size() >= limit_ || !seen_.insert(ToJson(g).dump()).second) return;
     list_.push_back(g);
   }
   std::vector<FaultAction> Take() { return std::move(list_); }
 
  private:
-  const FaultAction& original_;
   size_t limit_;
+  std::set<std::string> seen_;
   std::vector<FaultAction> list_;
 };
 
@@ -101,7 +100,7 @@ std::vector<FaultAction> Places(const FaultAction& f, const FaultAction& dropped
         g.command = p.command;
         g.occurrence = p.occurrence;
       } else {
-        g.at_us = (p.t_ms + 1) * 1000;  // the first whole ms after the command ran
+        g.at_us = (p.t_ms() + 1) * 1000;  // the first whole ms after the command ran
       }
       out.push_back(g);
     }
