@@ -75,6 +75,7 @@ json ExploreRow(const FindabilityOptions& fo, const ExploreSpace& space, uint64_
   row["shrink_moved"] = r.shrink_stats.moved;
   row["shrink_simplified"] = r.shrink_stats.simplified;
   row["shrink_started_later"] = r.shrink_stats.started_later;
+  row["shrink_centered"] = r.shrink_stats.centered;
   if (r.shrink_stats.out_of_tries) row["shrink_out_of_tries"] = true;
   row["showed"] = FindingsText(r.minimal_observed, space.find);
   if (file.empty()) return row;

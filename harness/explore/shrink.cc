@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace locklab {
 namespace {
@@ -238,6 +239,52 @@ void AddMargins(Candidate* cur, const Counted& fails, double margin) {
   }
 }
 
+// The pause-free neighbours of a timed client pause: its client's last command at or before the
+// pause and its first one after, in a run of the schedule without that pause (-1: none).
+std::pair<int64_t, int64_t> QuietTime(const Candidate& without, const FaultAction& f, const Counted& fails,
+                                      const PointsOf& points_of) {
+  ++fails.stats->point_runs;
+  int64_t last_us = -1, next_us = -1;
+  for (const ProtocolPoint& p : points_of(without)) {
+    if (p.client != f.target) continue;
+    if (p.t_us <= f.at_us) last_us = std::max(last_us, p.t_us);
+    if (p.t_us > f.at_us && (next_us < 0 || p.t_us < next_us)) next_us = p.t_us;
+  }
+  return {last_us, next_us};
+}
+
+// A timed client pause that begins less than kPoisedUs after a command of its client, or before
+// its next one: moved into the middle of that quiet time, else kCenterOffsetsMs after its start
+// or before its end, to the first place that still fails.
+void CenterPoisedPauses(Candidate* cur, const Counted& fails, const PointsOf& points_of) {
+  if (!points_of) return;
+  for (size_t i = 0; i < cur->faults.size(); ++i) {
+    const FaultAction f = cur->faults[i];
+    if (f.kind != K::kPauseClient || !f.on_send.empty() || f.jitter_us > 0 || fails.Spent()) continue;
+    Candidate without = *cur;
+    without.faults.erase(without.faults.begin() + static_cast<long>(i));
+    const auto [last_us, next_us] = QuietTime(without, f, fails, points_of);
+    if (last_us < 0) continue;  // before its client's first command: PausesBeforeStart's case
+    const bool poised = f.at_us - last_us < kPoisedUs || (next_us >= 0 && next_us - f.at_us < kPoisedUs);
+    if (!poised) continue;
+    std::vector<int64_t> places;
+    if (next_us >= 0) places.push_back(last_us + (next_us - last_us) / 2);
+    for (int64_t ms : kCenterOffsetsMs) places.push_back(last_us + ms * 1000);
+    if (next_us >= 0)
+      for (int64_t ms : kCenterOffsetsMs) places.push_back(next_us - ms * 1000);
+    for (int64_t at_us : places) {
+      const bool inside = at_us - last_us >= kPoisedUs && (next_us < 0 || next_us - at_us >= kPoisedUs);
+      if (!inside || at_us == f.at_us) continue;
+      Candidate next = *cur;
+      next.faults[i].at_us = at_us;
+      if (!fails(next)) continue;
+      *cur = std::move(next);
+      ++fails.stats->centered;
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 int64_t MagnitudeMs(const FaultAction& f) {
@@ -346,6 +393,7 @@ Candidate Shrink(const Candidate& start, const StillFails& fails, const ShrinkOp
     }
   }
   AddMargins(&cur, counted, options.margin);
+  CenterPoisedPauses(&cur, counted, options.points);
   return cur;
 }
 

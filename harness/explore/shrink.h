@@ -23,7 +23,13 @@
 //   - kinds: a fault with a magnitude becomes a crash where the space has crashes (Simpler).
 // Last, each magnitude gets a margin (max(margin x value, 20 ms)) when the schedule still fails
 // with it: a schedule poised at its exact threshold would show the race on the simulator and miss
-// it on real Redis by a scheduling jitter.
+// it on real Redis by a scheduling jitter. For the same reason a timed client pause that begins
+// less than kPoisedUs after a command of its client, or before its next one (in a run without
+// the pause), moves into that quiet time: its middle, else 50, 20, 10 or 5 ms from either end,
+// the first place where the schedule still fails. A real round trip takes longer than a
+// simulated one, and a pause poised next to a command lands on its other side there (a release
+// and a new acquisition that the simulator finished 0.5 ms before the pause had not finished
+// on real Redis; a hold the pause caught 1.2 ms before its end had ended).
 // Bounded: at most max_tries runs in all (predicate calls and the runs that list a schedule's
 // protocol points); once they are spent every further step is refused and the schedule reached
 // so far is the result.
@@ -41,6 +47,8 @@ namespace locklab {
 constexpr int kMaxShrinkRounds = 4;
 constexpr int64_t kMarginFloorMs = 20;
 constexpr int64_t kMaxShrinkTries = 20'000;
+constexpr int64_t kPoisedUs = 2'000;  // a pause this close to its client's command is moved
+constexpr int64_t kCenterOffsetsMs[] = {50, 20, 10, 5};  // ... else this far from an end of its quiet time
 
 // True when the candidate still shows the finding. Called on one thread, in a fixed order.
 using StillFails = std::function<bool(const Candidate&)>;
@@ -61,6 +69,7 @@ struct ShrinkStats {
   int64_t point_runs = 0;   // runs that listed protocol points
   // Faults merged, dropped by a move, made simpler, turned into a later start (in the result).
   int64_t merged = 0, moved = 0, simplified = 0, started_later = 0;
+  int64_t centered = 0;  // timed client pauses moved away from their client's commands (in the result)
   bool out_of_tries = false;  // max_tries was reached
 };
 

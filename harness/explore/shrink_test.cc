@@ -199,6 +199,55 @@ TEST(Shrink, APauseBeforeItsClientStartsBecomesALaterStart) {
   EXPECT_EQ(stats.started_later, 1);
 }
 
+// A pause that begins 0.5 ms after its client's last command (the simulator finished a release
+// and a new acquisition just before it), or 0.7 ms before its next one, moves into the quiet time
+// between the two.
+TEST(Shrink, APausePoisedNextToItsClientsCommandMovesIntoTheQuietTime) {
+  Candidate c;
+  c.clients = {{224, 247, 1}};
+  c.faults = {Pause(0, 472, 1100)};
+  ShrinkOptions o;
+  o.points = [](const Candidate&) {
+    return std::vector<ProtocolPoint>{{0, 0, "SET", 1, 471'500}, {0, 0, "compare_and_delete", 1, 718'500}};
+  };
+  auto fails_in = [](int64_t lo_us, int64_t hi_us) {
+    return [=](const Candidate& x) {
+      return x.faults.size() == 1 && x.faults[0].duration_us >= 1'000'000 && x.faults[0].at_us >= lo_us &&
+             x.faults[0].at_us <= hi_us;
+    };
+  };
+  ShrinkStats stats;
+  Candidate out = Shrink(c, fails_in(471'000, 720'000), o, &stats);
+  ASSERT_EQ(out.faults.size(), 1u);
+  EXPECT_EQ(out.faults[0].at_us, 595'000);  // the middle of 471.5 .. 718.5 ms
+  EXPECT_EQ(stats.centered, 1);
+  // Only 10 ms of room after the command: the first offset that still fails.
+  ShrinkStats narrow;
+  out = Shrink(c, fails_in(471'000, 482'000), o, &narrow);
+  EXPECT_EQ(out.faults[0].at_us, 471'500 + 10'000);
+  EXPECT_EQ(narrow.centered, 1);
+  // Poised 0.7 ms before the next command: 10 ms before it.
+  c.faults[0].at_us = 717'800;
+  ShrinkStats before;
+  out = Shrink(c, fails_in(700'000, 718'400), o, &before);
+  EXPECT_EQ(out.faults[0].at_us, 718'500 - 10'000);
+  EXPECT_EQ(before.centered, 1);
+  // A window of 1 ms: nowhere to go, the pause stays where it was.
+  c.faults[0].at_us = 472'000;
+  ShrinkStats none;
+  out = Shrink(c, fails_in(471'000, 473'000), o, &none);
+  EXPECT_EQ(out.faults[0].at_us, 472'000);
+  EXPECT_EQ(none.centered, 0);
+  // Not poised (100 ms from both commands): it stays; without protocol points nothing moves.
+  c.faults[0].at_us = 571'500;
+  ShrinkStats free_;
+  EXPECT_EQ(Shrink(c, fails_in(471'000, 720'000), o, &free_).faults[0].at_us, 571'500);
+  EXPECT_EQ(free_.centered, 0);
+  c.faults[0].at_us = 472'000;
+  ShrinkStats no_points;
+  EXPECT_EQ(Shrink(c, fails_in(471'000, 720'000), 0, &no_points).faults[0].at_us, 472'000);
+}
+
 TEST(Shrink, StopsWhenItsRunsAreSpent) {
   ShrinkOptions o;
   o.max_tries = 5;
