@@ -69,6 +69,7 @@ struct MapOptions {
   std::vector<double> xs;            // empty: the map's own
   std::vector<std::string> curves;   // labels; empty: all the map's curves
   std::string backend = "sim";       // sim, or redis (real servers: few seeds, one run at a time)
+  std::string profile = "default";   // the simulator's cost profile (a real run has none)
   int jobs = 1;                      // simulator runs at the same time; the JSON is the same for any N
   int batch = 0;                     // seeds added to a point at a time; 0: the map's own
   int max_seeds = 0;                 // cap per point; 0: the map's own

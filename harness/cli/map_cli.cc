@@ -39,6 +39,8 @@ void AddMapFlags(CLI::App* app, MapFlags* f) {
   app->add_option("--backend", f->o.backend,
                   "sim, or redis: real redis-server processes started by locklab (one run at a time; give few seeds)")
       ->capture_default_str();
+  app->add_option("--profile", f->o.profile,
+                  "simulator cost profile: default (harness/profiles/default.json), legacy or a profile FILE");
   app->add_option("--x", f->xs, "only these magnitudes (default: the map's own)")->type_name("X[,X...]");
   app->add_option("--curve", f->o.curves, "only this curve (repeatable; labels as --list prints them)")
       ->type_name("LABEL")

@@ -38,6 +38,7 @@ TEST_F(MapCli, BadInputIsOneLineBeforeAnyRun) {
         {"map", "pause-ttl", "--backend", "mars", "--out", out},
         {"map", "pause-ttl", "--jobs", "0", "--out", out},
         {"map", "pause-ttl", "--requests", "0", "--out", out},
+        {"map", "pause-ttl", "--profile", "/no/such/profile.json", "--out", out},
         {"map", "pause-ttl", "--out", "/proc/locklab/no/such.json"}}) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(Cli(args), kExitBadInput) << args.back();
@@ -90,6 +91,21 @@ TEST_F(MapCli, TheSameBytesForAnyJobs) {
         EXPECT_EQ(p["rate"]["n"].get<int>(), p["completed"].get<int>() - p.value("fault_not_fired", 0)) << p;
     }
   }
+}
+
+TEST_F(MapCli, AProfileChangesTheSimulatorsPointsAndItsReplays) {
+  const std::vector<std::string> args{"pause-ttl", "--curve", "token", "--x", "1.5", "--batch", "2", "--max-seeds", "2"};
+  std::vector<std::string> def = args, legacy = args;
+  for (const char* a : {"--out"}) def.push_back(a);
+  def.push_back(Path("default.json"));
+  for (const char* a : {"--profile", "legacy", "--out"}) legacy.push_back(a);
+  legacy.push_back(Path("legacy.json"));
+  ASSERT_EQ(Map(def), kExitOk);
+  ASSERT_EQ(Map(legacy), kExitOk);
+  const nlohmann::json a = Read("default.json")["points"][0], b = Read("legacy.json")["points"][0];
+  EXPECT_EQ(a["replay"].get<std::string>().find("--profile"), std::string::npos) << a["replay"];
+  EXPECT_NE(b["replay"].get<std::string>().find("--profile legacy"), std::string::npos) << b["replay"];
+  EXPECT_NE(a["events"], b["events"]);  // other costs, other timing
 }
 
 TEST(MapStopRule, EachReason) {
