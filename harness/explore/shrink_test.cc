@@ -216,34 +216,24 @@ TEST(Shrink, APausePoisedNextToItsClientsCommandMovesIntoTheQuietTime) {
              x.faults[0].at_us <= hi_us;
     };
   };
-  ShrinkStats stats;
-  Candidate out = Shrink(c, fails_in(471'000, 720'000), o, &stats);
-  ASSERT_EQ(out.faults.size(), 1u);
-  EXPECT_EQ(out.faults[0].at_us, 595'000);  // the middle of 471.5 .. 718.5 ms
-  EXPECT_EQ(stats.centered, 1);
-  // Only 10 ms of room after the command: the first offset that still fails.
-  ShrinkStats narrow;
-  out = Shrink(c, fails_in(471'000, 482'000), o, &narrow);
-  EXPECT_EQ(out.faults[0].at_us, 471'500 + 10'000);
-  EXPECT_EQ(narrow.centered, 1);
-  // Poised 0.7 ms before the next command: 10 ms before it.
-  c.faults[0].at_us = 717'800;
-  ShrinkStats before;
-  out = Shrink(c, fails_in(700'000, 718'400), o, &before);
-  EXPECT_EQ(out.faults[0].at_us, 718'500 - 10'000);
-  EXPECT_EQ(before.centered, 1);
-  // A window of 1 ms: nowhere to go, the pause stays where it was.
-  c.faults[0].at_us = 472'000;
-  ShrinkStats none;
-  out = Shrink(c, fails_in(471'000, 473'000), o, &none);
-  EXPECT_EQ(out.faults[0].at_us, 472'000);
-  EXPECT_EQ(none.centered, 0);
-  // Not poised (100 ms from both commands): it stays; without protocol points nothing moves.
-  c.faults[0].at_us = 571'500;
-  ShrinkStats free_;
-  EXPECT_EQ(Shrink(c, fails_in(471'000, 720'000), o, &free_).faults[0].at_us, 571'500);
-  EXPECT_EQ(free_.centered, 0);
-  c.faults[0].at_us = 472'000;
+  struct Case {
+    int64_t at_us, lo_us, hi_us;  // the pause's start; where the schedule fails
+    int64_t want_us;              // where the shrinker leaves it
+    const char* why;
+  };
+  for (const Case& k : {Case{472'000, 471'000, 720'000, 595'000, "the middle of 471.5 .. 718.5 ms"},
+                        Case{472'000, 471'000, 482'000, 481'500, "10 ms of room: the first offset that fails"},
+                        Case{717'800, 700'000, 718'400, 708'500, "0.7 ms before the next command: 10 ms before"},
+                        Case{472'000, 471'000, 473'000, 472'000, "a window of 1 ms: nowhere to go"},
+                        Case{571'500, 471'000, 720'000, 571'500, "not poised: 100 ms from both commands"}}) {
+    c.faults[0].at_us = k.at_us;
+    ShrinkStats stats;
+    const Candidate out = Shrink(c, fails_in(k.lo_us, k.hi_us), o, &stats);
+    ASSERT_EQ(out.faults.size(), 1u) << k.why;
+    EXPECT_EQ(out.faults[0].at_us, k.want_us) << k.why;
+    EXPECT_EQ(stats.centered, k.want_us != k.at_us ? 1 : 0) << k.why;
+  }
+  c.faults[0].at_us = 472'000;  // without protocol points nothing moves
   ShrinkStats no_points;
   EXPECT_EQ(Shrink(c, fails_in(471'000, 720'000), 0, &no_points).faults[0].at_us, 472'000);
 }
