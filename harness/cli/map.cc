@@ -93,7 +93,7 @@ Result<std::vector<RunSpec>> PointSpecs(const MapOptions& o, MapResult* r) {
     for (double x : r->xs) {
       RunSpec s = d.spec(x, c);
       s.backend = o.backend;
-      if (o.backend == "sim") s.profile = o.profile;  // a real run has no profile (suite.cc)
+      SetSimProfile(&s, o.profile);
       if (o.requests > 0) s.requests = o.requests;
       Result<AlgorithmChoice> a = ParseAlgorithmChoice(d.curves[c].algorithm);
       if (!a.ok()) return a.status();

@@ -10,6 +10,7 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/study.h"
+#include "harness/report/text_table.h"
 #include "harness/cli/suite.h"
 #include "harness/report/interval_json.h"
 #include "harness/run/build_info.h"
@@ -98,13 +99,11 @@ void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& ou
     }
   }
   if (compared == 0) return;
-  char expected[32];
-  std::snprintf(expected, sizeof expected, "%.1f", chance);
   out << "Where the backends disagree (the 95% intervals do not overlap), of " << 2 * compared
       << " comparisons (" << compared << " cells x violations, damage): "
       << (lines.empty() ? "none" : std::to_string(lines.size())) << "\n";
   for (const std::string& l : lines) out << l << "\n";
-  out << "(By chance alone, were the backends alike in every cell, about " << expected << " would disagree: the sum\n"
+  out << "(By chance alone, were the backends alike in every cell, about " << Fixed(chance, 1) << " would disagree: the sum\n"
       << "over comparisons of the chance that two intervals of those widths miss each other (stats.h ChanceApart;\n"
       << "all-zero cells never do). " << o.redis_seeds << " real seeds per cell; README \"What make run shows\" names\n"
       << "the cells the simulator is known to get wrong, and why.)\n\n";

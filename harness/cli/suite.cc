@@ -47,8 +47,7 @@ RunSpec SuiteSpec(const SuiteOptions& o, const std::string& backend, const Suite
   s.hold_ms = 20;
   s.ttl_ms = 1000;
   s.seed = o.seed;
-  // The profile is the simulator's: a real run ignores it, so its spec (and replay) leaves it out.
-  if (backend == "sim") s.profile = o.profile;
+  SetSimProfile(&s, o.profile);
   s.trace = o.trace;
   // The lock-free baselines sell stock kept in Redis: the seckill workload, one unit per request.
   if (const AlgorithmInfo* a = FindAlgorithm(algorithm); a != nullptr && a->lock_free) {

@@ -119,7 +119,7 @@ std::vector<FaultAction> DrawTargetedFaults(const ExploreSpace& s, const std::ve
       f.command = p.command;
       f.occurrence = p.occurrence;
     } else {
-      f.at_us = (p.t_ms() + 1) * 1000;  // the first whole ms after the command ran at its node
+      f.at_us = p.next_whole_ms_us();
     }
     if (f.kind != K::kPartition) f.node = 0;
     DrawMagnitude(s, rng, &f);

@@ -29,6 +29,7 @@ struct ProtocolPoint {
   int occurrence = 1;   // this client's n-th command of that name
   int64_t t_us = 0;     // when it ran at its node
   int64_t t_ms() const { return t_us / 1000; }
+  int64_t next_whole_ms_us() const { return (t_ms() + 1) * 1000; }  // the first whole ms after it
 };
 // At most kMaxProtocolPoints, in history order.
 constexpr size_t kMaxProtocolPoints = 100'000;

@@ -100,7 +100,7 @@ std::vector<FaultAction> Places(const FaultAction& f, const FaultAction& dropped
         g.command = p.command;
         g.occurrence = p.occurrence;
       } else {
-        g.at_us = (p.t_ms() + 1) * 1000;  // the first whole ms after the command ran
+        g.at_us = p.next_whole_ms_us();
       }
       out.push_back(g);
     }

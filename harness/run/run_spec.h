@@ -119,6 +119,12 @@ struct RunResult {
 // server, except that a --redis host name that is not an IP literal is looked up (DNS).
 Status ResolveSpec(RunSpec* spec);
 
+// Sets the simulator's profile on a spec built for `spec->backend`: a real run ignores it, so a
+// real spec (and its replay) leaves it out. For commands that build specs for either backend.
+inline void SetSimProfile(RunSpec* spec, const std::string& profile) {
+  if (spec->backend == "sim") spec->profile = profile;
+}
+
 // One --redis entry: HOST:PORT with a port in [1, 65535] and a host that is an IPv4 or IPv6
 // literal, localhost, or a name that resolves. kInvalid "--redis ADDRESS: ..." otherwise.
 Status CheckRedisAddress(const std::string& address);
