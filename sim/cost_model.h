@@ -71,11 +71,30 @@ struct ClientCosts {
 // the last row's. 0 for no rows or idle_us <= 0.
 double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 
+// How a message gets from one process to another and when its receiver handles it (a
+// profile's optional "loop"; without one, the queue model of the profiles made before it).
+//  queue:  each message's trip is a draw from one_way_us of its own, so a message can overtake
+//          one sent before it; a node answers each command as soon as its thread has done it.
+//  passes: what Redis and the real runtime do. A path (one client process to one node, or
+//          back) is FIFO and takes wire_us, the kernel's part of a trip. A process asleep in
+//          epoll_wait handles what arrives once it wakes: a client process after a draw from
+//          client.wake_after_idle, a node after the same draw less the first row's (its own
+//          CPU per wake-up is node.wake_us). A node runs in one pass every command it has read
+//          when it polls, then writes their replies, the last one read first (Redis's
+//          clients_pending_write list), each write reply_write_us out of the command's cost.
+//          BLPOPs served, WAITs answered and SUBSCRIBE confirmations leave as in the queue model.
+struct LoopCosts {
+  bool passes = false;
+  CostDist wire_us;
+  CostDist reply_write_us;
+};
+
 struct CostModel {
   std::string name;        // the profile's name, recorded in reports ("builtin-legacy", ...)
   NodeCosts node;
   ClientCosts client;
-  CostDist one_way_us;     // the network path (loopback) one way, before injected delay
+  LoopCosts loop;
+  CostDist one_way_us;     // the network path (loopback) one way, before injected delay (queue)
   // The legacy model's stand-in for a path: added to the injected delay's mean (NetModel) by
   // whoever runs the model (harness/run/sim_runtime.cc). 0 for every measured profile, which has
   // one_way_us instead; profile files cannot set it.

@@ -47,6 +47,12 @@ void Simulator::InitCosts() {
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
                   !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty();
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
+  passes_ = config_.cost.loop.passes;
+  if (passes_) {
+    client_costs_ = true;
+    const size_t processes = one ? 1 : static_cast<size_t>(config_.clients);
+    path_last_ns_.assign(processes * static_cast<size_t>(config_.nodes) * 2, 0);
+  }
 }
 
 double Simulator::DrawUs(const CostDist& d) {
@@ -95,7 +101,8 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
 
 int64_t Simulator::ClientSendNs(int client, bool held) { return ChargeCpuNs(client, config_.cost.client.send_us, held); }
 
-int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us) {
+int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint) {
+  if (passes_) return SaturatingAdd(CeilUs(FifoArriveNs(leave_ns, request, client, endpoint)), injected_us);
   if (config_.cost.one_way_us.points.empty()) return CeilUs(leave_ns) + injected_us;
   const double wire_us = DrawUs(config_.cost.one_way_us) - (request ? send_shift_us_ : reply_shift_us_);
   return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
@@ -114,16 +121,16 @@ bool Simulator::ChargeClient(const Event& ev) {
       if (f.reply.type != Reply::Type::kTimeout) {
         cost = &c.reply_us;
         held = f.reply_held;
-        timer = held;
+        timer = held || passes_;  // passes: a reply wakes an idle process as a timer does
       }
       break;
     }
     case kMessage:
       cost = message_cost_;
       held = ev.b != 0;
-      timer = held;
+      timer = held || passes_;
       break;
-    case kSubConfirm: cost = &c.reply_us; timer = false; break;
+    case kSubConfirm: cost = &c.reply_us; timer = passes_; break;
     case kWake:
     case kWaitTimeout:
     case kSubDeadline: break;
@@ -139,6 +146,65 @@ bool Simulator::ChargeClient(const Event& ev) {
     Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
   }
   return true;
+}
+
+}  // namespace locklab::sim
+
+// ---------------------------------------------------------------------------------------------
+// The passes loop (simulator.h, "Costs"; sim/cost_model.h, LoopCosts).
+
+namespace locklab::sim {
+
+// Paths are (client process, endpoint, direction); a message never arrives before one sent
+// earlier on its path.
+int64_t Simulator::FifoArriveNs(int64_t leave_ns, bool request, int client, int endpoint) {
+  const size_t process = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
+  const size_t path = (process * static_cast<size_t>(config_.nodes) + static_cast<size_t>(endpoint)) * 2 + (request ? 0 : 1);
+  int64_t& last = path_last_ns_[path];
+  last = std::max(last, leave_ns + Ns(DrawUs(config_.cost.loop.wire_us)));
+  return last;
+}
+
+void Simulator::JoinPass(int physical, uint32_t id, Reply reply, double cost_us) {
+  NodeState& node = *nodes_[static_cast<size_t>(physical)];
+  if (!node.pass_open) {
+    const int64_t now_ns = now_us_ * 1000;
+    int64_t poll_us = CeilUs(node.busy_until_ns);  // busy: it polls again once this pass is written
+    if (node.busy_until_ns <= now_ns) {             // asleep: it wakes first
+      const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
+      const double u = cost_rng_.Unit();
+      const double idle_us = static_cast<double>(now_ns - node.busy_until_ns) / 1000.0;
+      const double floor_us = rows.empty() ? 0.0 : WakeLateUs(rows, rows.front().idle_us, u);
+      poll_us = now_us_ + static_cast<int64_t>(std::max(0.0, WakeLateUs(rows, idle_us, u) - floor_us));
+    }
+    node.pass_open = true;
+    Push(poll_us, kNodePass, physical, ++node.pass_gen);
+  }
+  node.pass.push_back(NodeState::PassReply{id, std::move(reply), cost_us, std::move(messages_out_)});
+  messages_out_.clear();
+}
+
+void Simulator::OnNodePass(int physical, uint64_t gen) {
+  NodeState& node = *nodes_[static_cast<size_t>(physical)];
+  if (gen != node.pass_gen || !node.pass_open) return;  // the node crashed since: nothing to write
+  if (now_us_ < node.paused_until_us) {                 // stopped: it polls once it resumes
+    Push(node.paused_until_us, kNodePass, physical, gen);
+    return;
+  }
+  node.pass_open = false;
+  std::vector<NodeState::PassReply> pass;
+  pass.swap(node.pass);
+  const double write_us = DrawUs(config_.cost.loop.reply_write_us);
+  int64_t t_ns = std::max(now_us_ * 1000, node.busy_until_ns) + Ns(DrawUs(config_.cost.node.wake_us));
+  for (const auto& r : pass) t_ns += Ns(r.cost_us - write_us);
+  for (size_t i = pass.size(); i-- > 0;) {  // the last read is written first
+    t_ns += Ns(write_us);
+    const int64_t depart = CeilUs(t_ns);
+    messages_out_ = std::move(pass[i].messages);
+    ReplyFromNode(pass[i].id, std::move(pass[i].reply), depart);
+    if (!messages_out_.empty()) SendMessages(depart);
+  }
+  node.busy_until_ns = t_ns;
 }
 
 }  // namespace locklab::sim

@@ -172,6 +172,69 @@ TEST(SimCosts, TimersDueWhileTheProcessWakesFireTogether) {
   EXPECT_EQ(b, (std::vector<int64_t>{1103}));
 }
 
+TEST(SimCosts, PassesLoopReadsWhatCameWhileTheNodeWokeAndWritesTheLastReadFirst) {
+  // One process, send 4, reply 1, command 7 (3 of it the reply's write), wire 5, no node
+  // wake_us; waking after 2 us of idling or more takes 10 (after 1 us: 0, the floor).
+  CostModel cost = ConstantCosts(7, 0, 4, 1, 10, Placement::kOneProcess);
+  cost.loop.passes = true;
+  cost.loop.wire_us = CostDist::Constant(5);
+  cost.loop.reply_write_us = CostDist::Constant(3);
+  cost.client.wake_after_idle = {{1, CostDist::Constant(0)}, {2, CostDist::Constant(10)}};
+  Simulator sim(CostConfig(2, cost));
+  int64_t done0 = 0, done1 = 0;
+  sim.StartClient(0, Gets(sim.env(0), 1, &done0, sim));
+  sim.StartClient(1, Gets(sim.env(1), 1, &done1, sim));
+  ASSERT_TRUE(RunOk(sim));
+  // Client 0's GET leaves at 4 and arrives at 9; the node, idle 9 us, polls at 19, by when
+  // client 1's (leaving at 8) has arrived at 13. The pass: 19 + 2 x (7 - 3) = 27, then client
+  // 1's reply at 30 and client 0's at 33; they arrive at 35 and 38. Client 1's finds the
+  // process idle since 8: it wakes 10 late, then 1: 46; client 0's queues behind it: 47.
+  EXPECT_EQ(done1, 46);
+  EXPECT_EQ(done0, 47);
+  // The queue model answers each as it is done, in the order read: client 0 first.
+  cost.loop = LoopCosts{};
+  Simulator queue(CostConfig(2, cost));
+  queue.StartClient(0, Gets(queue.env(0), 1, &done0, queue));
+  queue.StartClient(1, Gets(queue.env(1), 1, &done1, queue));
+  ASSERT_TRUE(RunOk(queue));
+  EXPECT_LT(done0, done1);
+}
+
+TEST(SimCosts, PassesLoopKeepsEachPathInOrder) {
+  // Two clients of one process send 30 GETs each; the wire takes 0-100 us at random. On a FIFO
+  // path the node runs them in the order they were sent; with the queue model's independent
+  // draws (one_way 0-100) some overtake.
+  auto order_kept = [](bool passes, uint64_t seed) {
+    CostModel cost = ConstantCosts(2, 1, 1, 1, 0, Placement::kOneProcess);
+    cost.one_way_us = CostDist{{{0, 0}, {1, 100}}};
+    cost.loop.passes = passes;
+    cost.loop.wire_us = CostDist{{{0, 0}, {1, 100}}};
+    cost.loop.reply_write_us = CostDist::Constant(1);
+    SimConfig config = CostConfig(2, cost);
+    config.seed = seed;
+    Simulator sim(config);
+    std::vector<std::string> sent, ran;
+    sim.set_command_observer([&](int64_t, int, int, const Command& cmd, const Reply&) { ran.push_back(cmd.argv[1]); });
+    auto sender = [&](Env& env, int c) -> Task<void> {
+      for (int i = 0; i < 30; ++i) {
+        const std::string key = std::to_string(c) + ":" + std::to_string(i);
+        sent.push_back(key);
+        co_await env.Send(0, Command::Of("GET", key));
+      }
+    };
+    sim.StartClient(0, sender(sim.env(0), 0));
+    sim.StartClient(1, sender(sim.env(1), 1));
+    EXPECT_TRUE(RunOk(sim));
+    return sent == ran;
+  };
+  int queue_kept = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    EXPECT_TRUE(order_kept(true, seed)) << "seed " << seed;
+    queue_kept += order_kept(false, seed) ? 1 : 0;
+  }
+  EXPECT_LT(queue_kept, 5);
+}
+
 // When a subscriber resumes with a message published at 10 ms, under `cost`.
 int64_t MessageResumesAt(const CostModel& cost) {
   Simulator sim(CostConfig(2, cost));

@@ -86,7 +86,7 @@ void Simulator::ServeReady(int physical) {
       Reply r = Reply::Array({Reply::Str(key), Reply::Str(std::move(*v))});
       const InFlight& f = inflight_[id];
       if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
-      ReplyFromNode(id, std::move(r), Depart(physical, DrawUs(config_.cost.node.blpop_serve_us)));
+      AnswerFromNode(physical, id, std::move(r), DrawUs(config_.cost.node.blpop_serve_us));
     }
   }
 }
@@ -96,7 +96,8 @@ void Simulator::SendMessages(int64_t depart) {
   for (const auto& [client, endpoint] : messages_out_) {
     const Network::Hop hop = net_.Draw(client, endpoint, depart);
     if (!hop.dropped())  // b: held for an injected delay (client.hold_us)
-      Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us), kMessage, client, hop.delay_us > 0 ? 1 : 0);
+      Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us, client, endpoint), kMessage, client,
+           hop.delay_us > 0 ? 1 : 0);
   }
   messages_out_.clear();
 }
@@ -132,6 +133,9 @@ void Simulator::DropConnections(int physical) {
       EndHeld(id);
     }
   }
+  for (const auto& r : node.pass) EndHeld(r.id);  // read, run, never written
+  node.pass.clear();
+  node.pass_open = false;  // its kNodePass finds nothing
   node.conns.clear();
   node.waiting.clear();
   node.parked = 0;
@@ -167,7 +171,7 @@ void Simulator::OnBlockTimeout(uint32_t id, uint64_t token) {
   // A BLPOP gets nil; a WAIT the replicas that have acknowledged by now.
   Reply r = f.wait_replicas < 0 ? Reply::Nil() : Reply::Int(AckedReplicas(physical, f.wait_offset));
   if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
-  ReplyFromNode(id, std::move(r), Depart(physical, DrawUs(config_.cost.node.command_us)));
+  AnswerFromNode(physical, id, std::move(r), DrawUs(config_.cost.node.command_us));
 }
 
 // --- WAIT. ---
@@ -216,7 +220,7 @@ void Simulator::OnWaitAck(uint32_t id, uint64_t use) {
   Unpark(id);
   Reply r = Reply::Int(acked);
   if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, r);
-  ReplyFromNode(id, std::move(r), Depart(physical, DrawUs(config_.cost.node.command_us)));
+  AnswerFromNode(physical, id, std::move(r), DrawUs(config_.cost.node.command_us));
 }
 
 void Simulator::OnHeldDeadline(uint32_t id, uint64_t use) {
@@ -294,7 +298,8 @@ void Simulator::StartSubscribe(int client, SubscribeCall* call) {
   CountCommand(client, Command::Of("SUBSCRIBE", r.channel));
   const Network::Hop hop = net_.Draw(client, r.endpoint, now_us_);
   const int64_t leave_ns = ClientSendNs(client, /*held=*/hop.delay_us > 0);
-  if (!hop.dropped()) Push(ArriveUs(leave_ns, /*request=*/true, hop.delay_us), kSubArrive, client, SubRef(index, r.gen));
+  if (!hop.dropped())
+    Push(ArriveUs(leave_ns, /*request=*/true, hop.delay_us, client, r.endpoint), kSubArrive, client, SubRef(index, r.gen));
   Push(deadline, kSubDeadline, client, SubRef(index, r.gen));
 }
 
@@ -325,7 +330,8 @@ void Simulator::OnSubArrive(int client, uint64_t ref) {
     depart = Depart(physical, DrawUs(config_.cost.node.command_us));
   }
   const Network::Hop hop = net_.Draw(client, r.endpoint, depart);
-  if (!hop.dropped()) Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us), kSubConfirm, client, ref);
+  if (!hop.dropped())
+    Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us, client, r.endpoint), kSubConfirm, client, ref);
 }
 
 void Simulator::FinishSubscribers(int client, size_t index, bool ok, bool only_due) {

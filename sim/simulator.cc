@@ -253,7 +253,7 @@ void Simulator::StartCall(int client, PendingCall* call) {
     delay += net_.ExtraDelayUs(client, name, nullptr);
   }
   const int64_t leave_ns = ClientSendNs(client, /*held=*/delay > 0);
-  const int64_t arrive = ArriveUs(leave_ns, /*request=*/true, delay);
+  const int64_t arrive = ArriveUs(leave_ns, /*request=*/true, delay, client, f.endpoint);
   const bool lost = hop.dropped();
   if (!lost) {
     f.node_pending = true;
@@ -367,9 +367,7 @@ void Simulator::RunAtNode(uint32_t id, int physical) {
     reply = Reply::Error("ERR locklab: more than " + std::to_string(kMaxParkedPerNode) + " BLPOPs parked at this node");
   }
   if (on_command_) on_command_(now_us_, f.client, f.endpoint, f.cmd, reply);
-  const int64_t depart = Depart(physical, CommandCostUs(f.cmd, messages_out_.size()));
-  ReplyFromNode(id, std::move(reply), depart);
-  if (!messages_out_.empty()) SendMessages(depart);
+  AnswerFromNode(physical, id, std::move(reply), CommandCostUs(f.cmd, messages_out_.size()));
   if (node.store.has_ready_keys()) {
     if (node.parked > 0) {
       ServeReady(physical);
@@ -377,6 +375,18 @@ void Simulator::RunAtNode(uint32_t id, int physical) {
       node.store.TakeReadyKeys(&scratch_keys_);  // nobody waits: forget them
     }
   }
+}
+
+// The node has run the call (and made messages_out_ if it was a PUBLISH) at a cost of cost_us:
+// its reply leaves when the node's thread is done with it, or (passes) when its pass writes it.
+void Simulator::AnswerFromNode(int physical, uint32_t id, Reply reply, double cost_us) {
+  if (passes_) {
+    JoinPass(physical, id, std::move(reply), cost_us);
+    return;
+  }
+  const int64_t depart = Depart(physical, cost_us);
+  ReplyFromNode(id, std::move(reply), depart);
+  if (!messages_out_.empty()) SendMessages(depart);
 }
 
 // The node is done with the call; its reply (or error) leaves the node at `depart`.
@@ -391,7 +401,7 @@ void Simulator::ReplyFromNode(uint32_t id, Reply reply, int64_t depart) {
     return;
   }
   const Network::Hop hop = net_.Draw(f.client, f.endpoint, depart);
-  const int64_t arrive = ArriveUs(depart * 1000, /*request=*/false, hop.delay_us);
+  const int64_t arrive = ArriveUs(depart * 1000, /*request=*/false, hop.delay_us, f.client, f.endpoint);
   const bool lost = hop.dropped();
   f.deliver_pending = true;
   f.reply_held = hop.delay_us > 0;
@@ -475,6 +485,7 @@ Status Simulator::Run() {
       case kMessage: OnMessage(ev.a); break;
       case kWaitTimeout: OnWaitTimeout(ev.a, ev.b); break;
       case kWaitAck: OnWaitAck(static_cast<uint32_t>(ev.a), ev.b); break;
+      case kNodePass: OnNodePass(ev.a, ev.b); break;
     }
   }
   return Status::Ok();

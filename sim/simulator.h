@@ -66,6 +66,14 @@
 //    inside the trip, is lowered by the mean client cost charged on that side (send_us for a
 //    request, reply_us for an answer or message; never below 0), so that work is not counted
 //    twice.
+//  - a profile with the passes loop (CostModel::loop, sim/cost_model.h) instead: a path (a
+//    client process to a node, or back) is FIFO and takes a draw of wire_us (sim_passes.cc);
+//    a reply or message that finds its client CPU idle waits for its wake-up as a timer does;
+//    a command that finds its node idle waits for the node to poll (the same wake-up draw less
+//    the first row's), and everything that arrives before then is read by that pass; the pass
+//    costs wake_us and its commands' costs, less reply_write_us each, then writes their
+//    replies, the last read first, reply_write_us apiece. Work arriving during a pass is read
+//    by the next, which polls as soon as this one ends.
 //
 // One world model for both runtimes: the fault plan, its check and the history records of
 // each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
@@ -228,7 +236,9 @@ class Simulator {
   // the process to wake: a draw from wake_after_idle by how long it idled.
   int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false);
   int64_t ClientSendNs(int client, bool held);    // the client sends: when the message leaves (ns)
-  int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us);
+  // When a message that leaves at leave_ns reaches the other end of the path between `client`
+  // (its process) and `endpoint`, in the direction `request` says.
+  int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
   void StartCall(int client, PendingCall* call);
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
@@ -237,6 +247,12 @@ class Simulator {
   void Spawn(int client, Task<void> task);
   void OnNodeReceive(uint32_t id);
   void RunAtNode(uint32_t id, int physical);
+  // The passes loop (sim_passes.cc): the command just run at `physical` waits for its pass's
+  // reply writes; OnNodePass is the pass (kNodePass, b = the node's pass generation).
+  void JoinPass(int physical, uint32_t id, Reply reply, double cost_us);
+  void OnNodePass(int physical, uint64_t gen);
+  int64_t FifoArriveNs(int64_t leave_ns, bool request, int client, int endpoint);
+  void AnswerFromNode(int physical, uint32_t id, Reply reply, double cost_us);
   void ReplyFromNode(uint32_t id, Reply reply, int64_t depart);
   void Replicate(int physical, const std::vector<std::string>& touched);
   // Queues one key's new state for the replica, applied at due_us (kRepl).
@@ -304,6 +320,8 @@ class Simulator {
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
+  bool passes_ = false;               // the passes loop (config_.cost.loop.passes)
+  std::vector<int64_t> path_last_ns_; // passes: the last arrival on each path (FifoArriveNs)
   const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
   EventWheel<Event> queue_;
   // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):

@@ -27,6 +27,7 @@ enum EventKind : uint8_t {
   kMessage,       // a = client: a published message reaches the client (gated)
   kWaitTimeout,   // a = client, b = waiter id: a WaitMessage's timer (gated)
   kWaitAck,       // a = InFlight id, b = its use: a parked WAIT's replica may have acknowledged by now
+  kNodePass,      // a = physical node, b = its pass generation: the node polls, runs, writes (passes loop)
 };
 
 constexpr uint32_t kNoCall = 0xffffffffu;
@@ -92,6 +93,17 @@ struct Simulator::NodeState {
   std::map<std::string, std::vector<std::pair<int, int>>, std::less<>> subscribers;  // channel -> (client, endpoint)
   Rng expire_rng{0};                  // active expiry's own stream (sim_expire.cc)
   int64_t next_expire_us = kMaxInt64;  // true time of its next expire cycle; kMaxInt64: none
+  // The passes loop: the commands run since the node last polled, waiting for their pass to
+  // write their replies (bounded by the calls in flight).
+  struct PassReply {
+    uint32_t id;
+    Reply reply;
+    double cost_us;
+    std::vector<std::pair<int, int>> messages;  // a PUBLISH's: they leave with its reply
+  };
+  std::vector<PassReply> pass;
+  bool pass_open = false;  // a kNodePass of generation pass_gen is queued
+  uint64_t pass_gen = 0;
 };
 
 // One command between StartCall and delivery. It owns the command (the caller's frame may be

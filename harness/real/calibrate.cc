@@ -65,6 +65,25 @@ ojson SizesJson(const Sizes& s) {
                {"wake_samples_per_idle_per_round", s.wake_samples}};
 }
 
+// The passes loop's figures (sim/cost_model.h, LoopCosts), constants made from the node's
+// measurements: what a PING's round trip spends beyond both processes' CPU, one way; and half
+// the I/O a command costs the server beyond its pipelined execution (a read and a write).
+sim::LoopCosts LoopFigures(const NodeSamples& ns, double command_us, ojson* figures) {
+  sim::LoopCosts loop;
+  loop.passes = true;
+  const double wire = std::max(0.0, (Mean(ns.ping_rtt_us) - Mean(ns.ping_server_us) - Mean(ns.ping_client_us)) / 2);
+  const double write = std::max(0.0, (command_us - Mean(ns.pipelined_command_us)) / 2);
+  loop.wire_us = sim::CostDist::Constant(R3(wire));
+  loop.reply_write_us = sim::CostDist::Constant(R3(write));
+  (*figures)["loop.wire_us"] = ojson{
+      {"samples", ns.ping_rtt_us.size()},
+      {"method", "(mean PING round trip - server CPU per PING - client CPU per PING) / 2, a constant"}};
+  (*figures)["loop.reply_write_us"] = ojson{
+      {"samples", ns.pipelined_command_us.size()},
+      {"method", "(node.command_us mean - pipelined wall time per command) / 2, a constant"}};
+  return loop;
+}
+
 // The client's figures: CPU of the real runtime per step, and its timers' lateness after idling.
 sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers, ojson* figures) {
   sim::ClientCosts c;
@@ -146,6 +165,7 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
                         "sample per PING; includes the client's own syscalls (see cross_checks.ping_client_cpu_us)",
                         &fig);
   m.client = ClientFigures(cs, message_subscribers, &fig);
+  m.loop = LoopFigures(ns, m.node.command_us.MeanUs(), &fig);
   ojson& x = (*measurements)["cross_checks"];
   ojson stats = ojson::object();
   for (const auto& [name, cu] : ns.commandstats)
@@ -252,6 +272,8 @@ std::string CalibrationTable(const sim::CostModel& model) {
       {"client.timer_us", &model.client.timer_us},
       {"client.hold_us", &model.client.hold_us},
       {"client.message_us", &model.client.message_us},
+      {"loop.wire_us", &model.loop.wire_us},
+      {"loop.reply_write_us", &model.loop.reply_write_us},
       {"one_way_us", &model.one_way_us}};
   std::string out;
   char line[160];

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "harness/real/hiredis_reply.h"
 #include "harness/real/redis_runtime_impl.h"
@@ -190,9 +192,14 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
     if (c->has_main) PushReady(Item{Item::kResume, c->id, c->main.handle().address()});
   if (!ready.empty()) ScheduleReady();
 
+  if (const char* path = std::getenv("LOCKLAB_LOOP_LOG"); path != nullptr) loop_log = std::fopen(path, "w");
   while (mains_left > 0 && fail_msg.empty()) {
+    ++loop_pass;
     if (event_base_loop(base, EVLOOP_ONCE) < 0) Fail("redis runtime: the event loop failed");
+    LoopLog('E', -1, "");
   }
+  if (loop_log != nullptr) std::fclose(loop_log);
+  loop_log = nullptr;
   running = false;
   run_over = true;
   CloseSubConns(-1);  // unsubscribes: Redis drops a closed connection's subscriptions

@@ -133,7 +133,7 @@ void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handl
     return;
   }
   const Item item{Item::kResume, client, h.address()};
-  After(OnClientClockUs(client, us), [this, item] { Dispatch(item, /*direct=*/true); });
+  After(OnClientClockUs(client, us), [this, item] { LoopLog('T', item.client, ""); Dispatch(item, /*direct=*/true); });
 }
 
 void RedisRuntime::Impl::Spawn(int client, Task<void> task) {

@@ -279,6 +279,16 @@ struct RedisRuntime::Impl {
   std::unordered_set<WaitTimer*> wait_timers;
   std::unordered_set<Later*> laters;
   int in_read = 0;                   // depth of hiredis read handling (reply callbacks)
+  // LOCKLAB_LOOP_LOG=FILE: a line per step of the event loop, "PASS KIND CLIENT T_US WHAT" with
+  // KIND T (a sleep's timer fired), W (a command written), R (a reply read) or E (the pass
+  // ended); how the simulator's passes loop was checked against this runtime (README).
+  FILE* loop_log = nullptr;
+  int64_t loop_pass = 0;
+  void LoopLog(char kind, int client, const char* what) const {
+    if (loop_log != nullptr)
+      std::fprintf(loop_log, "%lld %c %d %lld %s\n", static_cast<long long>(loop_pass), kind, client,
+                   static_cast<long long>(TrueNowUs()), what);
+  }
   std::vector<Conn*> flush;          // connections written to from inside a reply callback
   std::vector<FaultAction> planned;
   std::vector<std::unique_ptr<FaultTimer>> fault_timers;

@@ -201,6 +201,25 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   return Status::Ok();
 }
 
+// loop (optional): {"model": "queue"} or {"model": "passes", "wire_us": DIST, "reply_write_us": DIST}.
+Status ReadLoop(const nlohmann::json& j, sim::LoopCosts* loop) {
+  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us"}); !s.ok()) return s;
+  if (!j.contains("model")) return Bad("loop.model", "missing");
+  if (j.at("model") == "queue") {
+    if (j.contains("wire_us") || j.contains("reply_write_us"))
+      return Bad("loop", "wire_us and reply_write_us belong to the \"passes\" model");
+    return Status::Ok();
+  }
+  if (j.at("model") != "passes") return Bad("loop.model", "must be \"queue\" or \"passes\"");
+  loop->passes = true;
+  for (auto [name, dist] : {std::pair{"wire_us", &loop->wire_us}, std::pair{"reply_write_us", &loop->reply_write_us}}) {
+    Result<sim::CostDist> d = ReadDist(j, name, std::string("loop.") + name);
+    if (!d.ok()) return d.status();
+    *dist = std::move(*d);
+  }
+  return Status::Ok();
+}
+
 // Type-7 quantile of sorted values.
 double Quantile(const std::vector<double>& sorted, double p) {
   const double h = (static_cast<double>(sorted.size()) - 1) * p;
@@ -260,6 +279,12 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
       rows.push_back(ojson{{"idle_us", Round(r.idle_us, 1e3)}, {"late_us", DistJson(r.late_us)}});
     cl["wake_after_idle"] = std::move(rows);
   }
+  if (model.loop.passes) {
+    ojson& l = j["loop"];
+    l["model"] = "passes";
+    l["wire_us"] = DistJson(model.loop.wire_us);
+    l["reply_write_us"] = DistJson(model.loop.reply_write_us);
+  }
   j["one_way_us"] = DistJson(model.one_way_us);
   j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
   return j;
@@ -270,7 +295,7 @@ Status WriteProfile(const std::string& path, const sim::CostModel& model, const 
 }
 
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
-  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "node", "client", "one_way_us", "measurements"});
+  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "node", "client", "loop", "one_way_us", "measurements"});
       !s.ok())
     return s;
   if (!j.contains("schema")) return Bad("schema", "missing");
@@ -287,6 +312,8 @@ Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* 
   if (Status s = ReadNode(j.at("node"), &m.node); !s.ok()) return s;
   if (!j.contains("client")) return Bad("client", "missing");
   if (Status s = ReadClient(j.at("client"), &m.client); !s.ok()) return s;
+  if (j.contains("loop"))
+    if (Status s = ReadLoop(j.at("loop"), &m.loop); !s.ok()) return s;
   Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
   if (!one_way.ok()) return one_way.status();
   m.one_way_us = std::move(*one_way);

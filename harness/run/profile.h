@@ -14,6 +14,9 @@
 //               "wake_after_idle": [{"idle_us": 20, "late_us": DIST}, ...]},  optional: how
 //                                                         late a timer fires after the process
 //                                                         idled so long (idle_us rising, > 0)
+//    "loop": {"model": "passes", "wire_us": DIST,         optional (absent or "queue": the queue
+//             "reply_write_us": DIST},                      model): how messages travel and when a
+//                                                         process handles them (sim/cost_model.h)
 //    "one_way_us": DIST,
 //    "measurements": {...}}                               how each figure was measured: sample
 //                                                         counts, trimming, cross-checks (free

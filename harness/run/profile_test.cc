@@ -31,6 +31,9 @@ sim::CostModel Sample() {
   m.client.hold_us = D({{0, 2}, {1, 4}});
   m.client.message_us = D({{0, 6}, {1, 9}});
   m.client.wake_after_idle = {{20, D({{0, 15}, {1, 30}})}, {1000, sim::CostDist::Constant(40)}};
+  m.loop.passes = true;
+  m.loop.wire_us = sim::CostDist::Constant(5.25);
+  m.loop.reply_write_us = D({{0, 3}, {1, 4}});
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   return m;
 }
@@ -77,6 +80,9 @@ TEST_F(CalibProfile, RoundTrip) {
   ASSERT_EQ(back->client.wake_after_idle.size(), 2u);
   EXPECT_EQ(back->client.wake_after_idle[1].idle_us, 1000);
   EXPECT_TRUE(SameDist(back->client.wake_after_idle[0].late_us, m.client.wake_after_idle[0].late_us));
+  EXPECT_TRUE(back->loop.passes);
+  EXPECT_TRUE(SameDist(back->loop.wire_us, m.loop.wire_us));
+  EXPECT_TRUE(SameDist(back->loop.reply_write_us, m.loop.reply_write_us));
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
   // The context comes back too; writing the loaded model again gives the same text.
   nlohmann::json j = nlohmann::json::parse(std::ifstream(Path("sub/p.json")));
@@ -113,6 +119,10 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
        "client.wake_after_idle[1].idle_us: must be above 0 and rise"},
       {[](auto& j) { j["client"]["wake_after_idle"][0].erase("late_us"); }, "client.wake_after_idle[0].late_us: missing"},
       {[](auto& j) { j["client"]["wake_after_idle"] = 3; }, "client.wake_after_idle: must be an array"},
+      {[](auto& j) { j["loop"]["model"] = "threads"; }, "loop.model: must be \"queue\" or \"passes\""},
+      {[](auto& j) { j["loop"].erase("wire_us"); }, "loop.wire_us: missing"},
+      {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us and reply_write_us belong to"},
+      {[](auto& j) { j["loop"]["turns"] = 1; }, "loop.turns: unknown key"},
   };
   for (const Case& c : cases) {
     const Status s = LoadEdited(c.edit);
@@ -120,10 +130,12 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
     EXPECT_NE(s.message().find(c.key), std::string::npos) << s.message();
   }
   EXPECT_TRUE(LoadEdited([](auto&) {}).ok());  // the unedited file loads
-  EXPECT_TRUE(LoadEdited([](auto& j) {  // both optional
+  EXPECT_TRUE(LoadEdited([](auto& j) {  // all optional
                 j["client"].erase("wake_after_idle");
                 j["client"].erase("message_us");
+                j.erase("loop");
               }).ok());
+  EXPECT_TRUE(LoadEdited([](auto& j) { j["loop"] = {{"model", "queue"}}; }).ok());
   // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed
   // document handed over in memory may hold one.
   nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
