@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "harness/explore/found.h"
@@ -62,7 +63,11 @@ json ExploreRow(const FindabilityOptions& fo, const ExploreSpace& space, uint64_
               {"seconds", Round(r.seconds, 0.001)},
               {"stopped_by", r.stopped_by},
               {"incomplete_runs", r.incomplete}};
-  if (!r.found) return row;
+  if (!r.found) {
+    std::error_code ignored;  // an earlier table's finding is not this one's
+    if (!file.empty()) std::filesystem::remove(file, ignored);
+    return row;
+  }
   row["strategy"] = StrategyName(r.finding.strategy);
   row["run_seed"] = r.finding.run_seed;
   row["found_faults"] = r.finding.candidate.faults.size();
