@@ -82,7 +82,8 @@ double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 //          CPU per wake-up is node.wake_us). A node runs in one pass every command it has read
 //          when it polls, then writes their replies, the last one read first (Redis's
 //          clients_pending_write list), each write reply_write_us out of the command's cost.
-//          BLPOPs served, WAITs answered and SUBSCRIBE confirmations leave as in the queue model.
+//          Served BLPOPs and answered WAITs join the pass; SUBSCRIBE confirmations leave as in
+//          the queue model.
 struct LoopCosts {
   bool passes = false;
   CostDist wire_us;

@@ -148,12 +148,8 @@ bool Simulator::ChargeClient(const Event& ev) {
   return true;
 }
 
-}  // namespace locklab::sim
-
 // ---------------------------------------------------------------------------------------------
 // The passes loop (simulator.h, "Costs"; sim/cost_model.h, LoopCosts).
-
-namespace locklab::sim {
 
 // Paths are (client process, endpoint, direction); a message never arrives before one sent
 // earlier on its path.

@@ -194,10 +194,11 @@ const char* MapStopName(MapStop s) {
   return "?";
 }
 
-MapStop StopRule(const Interval& rate, int seeds, int max_seeds, double precision, double floor) {
+MapStop StopRule(const Interval& rate, int seeds, int max_seeds, double precision, double floor,
+                 int min_floor_seeds) {
   // "none (n < 2)", "none (no trials)": the estimate alone, no interval to judge yet.
   const bool has_interval = rate.method.rfind("none", 0) != 0;
-  if (has_interval && seeds > 0 && rate.high < floor) return MapStop::kBelowFloor;
+  if (has_interval && seeds > 0 && seeds >= min_floor_seeds && rate.high < floor) return MapStop::kBelowFloor;
   // The wider half: near a proportion of 1 the upper half is 0 while the lower one is not.
   const double half = std::max(rate.high - rate.estimate, rate.estimate - rate.low);
   if (has_interval && rate.estimate > 0 && half <= precision * rate.estimate) return MapStop::kPrecise;
@@ -231,7 +232,9 @@ Result<MapResult> RunMap(const MapOptions& o) {
       MapPoint& p = r.points[i];
       if (p.stop != MapStop::kGoOn) continue;
       Summarise(r.def->unit, runs[i], &p);
-      p.stop = StopRule(p.rate(r.def->curves[p.curve].metric), p.seeds, r.max_seeds, o.precision, o.floor);
+      const int min_floor_seeds = r.def->unit == MapUnit::kAcquisition ? kMinFloorSeedsPerAcquisition : 1;
+      p.stop = StopRule(p.rate(r.def->curves[p.curve].metric), p.seeds, r.max_seeds, o.precision, o.floor,
+                        min_floor_seeds);
       if (p.stop == MapStop::kGoOn) ++going;
     }
     progress.Round(r, round, going, r.batch);

@@ -75,7 +75,8 @@ void AddMapFlags(CLI::App* app, MapFlags* f) {
       "\nMaps (locklab map --list prints their curves, x values, workloads and the theory each shows):\n" + names +
       "\nEvery point (x, curve) runs seeds 1, 2, ... in batches of --batch until its 95% interval is precise (its\n"
       "wider half <= --precision x the estimate), or lies below --floor (a zero estimate: the Wilson bound of 0 in all\n"
-      "acquisitions), or --max-seeds is reached. Rates are per acquisition (cluster-robust over seeds) or, for maps\n"
+      "acquisitions; per acquisition only after 40 seeds, since violations come in bursts within a seed), or\n"
+      "--max-seeds is reached. Rates are per acquisition (cluster-robust over seeds) or, for maps\n"
       "with one planned fault per run, per fault (runs with an event / runs, Wilson). The JSON (schema locklab.map/1)\n"
       "records every point with the replay command of its seed 1; notebooks/maps.ipynb draws it (make maps).\n"
       "\nExamples:\n"

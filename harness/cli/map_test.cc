@@ -121,6 +121,10 @@ TEST(MapStopRule, EachReason) {
   EXPECT_EQ(StopRule(one_seed, 1, 200, 0.2, 1e-4), MapStop::kGoOn);
   Interval no_trials{0, 0, 0, 5, "none (no trials)"};
   EXPECT_EQ(StopRule(no_trials, 5, 200, 0.2, 1e-4), MapStop::kGoOn);
+  // Per acquisition a zero point needs 40 seeds before it may stop below the floor.
+  EXPECT_EQ(StopRule(zero, 30, 200, 0.2, 1e-4, kMinFloorSeedsPerAcquisition), MapStop::kGoOn);
+  EXPECT_EQ(StopRule(zero, 40, 200, 0.2, 1e-4, kMinFloorSeedsPerAcquisition), MapStop::kBelowFloor);
+  EXPECT_EQ(StopRule(zero, 3, 3, 0.2, 1e-4, kMinFloorSeedsPerAcquisition), MapStop::kCap);
 }
 
 // A point stops at the first batch where the rule holds: rerun with the cap one batch earlier and
@@ -152,14 +156,15 @@ TEST_F(MapCli, StopsWhereTheRuleSays) {
   EXPECT_GT(q["rate"]["high"].get<double>() - q["rate"]["estimate"].get<double>(),
             0.1 * q["rate"]["estimate"].get<double>());
 
-  // x = 0.5: no violation can happen; 10 seeds x 5000 acquisitions put the Wilson bound at 7.7e-5.
-  ASSERT_EQ(with({"--x", "0.5", "--batch", "10", "--max-seeds", "30"}, "z.json"), kExitOk);
+  // x = 0.5: no violation can happen. 10 seeds x 5000 acquisitions put the Wilson bound at
+  // 7.7e-5 already, but a per-acquisition point stops below the floor only from 40 seeds.
+  ASSERT_EQ(with({"--x", "0.5", "--batch", "20", "--max-seeds", "60"}, "z.json"), kExitOk);
   const nlohmann::json z = Read("z.json")["points"][0];
   EXPECT_EQ(z["stop"], "below floor");
-  EXPECT_EQ(z["seeds"], 10);
+  EXPECT_EQ(z["seeds"], 40);
   EXPECT_EQ(z["events"], 0);
-  EXPECT_LT(z["rate"]["high"].get<double>(), 1e-4);
-  EXPECT_GE(z["acquisitions"].get<int64_t>(), 38'000);
+  EXPECT_LT(z["rate"]["high"].get<double>(), 2e-5);
+  EXPECT_GE(z["acquisitions"].get<int64_t>(), 190'000);
   // A floor no cap can reach: the point runs to the cap, one batch at a time.
   ASSERT_EQ(with({"--x", "0.5", "--batch", "4", "--max-seeds", "10", "--floor", "1e-7"}, "c.json"), kExitOk);
   const nlohmann::json c = Read("c.json")["points"][0];
