@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/testing/sim_test_util.h"
@@ -90,15 +91,19 @@ TEST(SimCosts, SaturatedNodeServesAtOneOverItsServiceTime) {
   EXPECT_LE(end, 10'000 * 10 + 1'000);
 }
 
-TEST(SimCosts, WakeUpIsPaidOncePerIdleToBusyTurn) {
-  // Two clients send at the same instant: one wake-up (5) for both, then 6 + 6.
-  Simulator sim(CostConfig(2, ConstantCosts(6, 5, 0, 0, 0)));
+// Two clients, one GET each, starting together: when each was resumed with its reply.
+std::pair<int64_t, int64_t> TwoGets(const CostModel& cost) {
+  Simulator sim(CostConfig(2, cost));
   int64_t a = 0, b = 0;
   sim.StartClient(0, Gets(sim.env(0), 1, &a, sim));
   sim.StartClient(1, Gets(sim.env(1), 1, &b, sim));
-  ASSERT_TRUE(RunOk(sim));
-  EXPECT_EQ(a, 11);
-  EXPECT_EQ(b, 17);
+  EXPECT_TRUE(RunOk(sim));
+  return {a, b};
+}
+
+TEST(SimCosts, WakeUpIsPaidOncePerIdleToBusyTurn) {
+  // Two clients send at the same instant: one wake-up (5) for both, then 6 + 6.
+  EXPECT_EQ(TwoGets(ConstantCosts(6, 5, 0, 0, 0)), std::make_pair(int64_t{11}, int64_t{17}));
 }
 
 TEST(SimCosts, OneProcessSharesOneCpuAmongItsClients) {
@@ -180,24 +185,15 @@ TEST(SimCosts, PassesLoopReadsWhatCameWhileTheNodeWokeAndWritesTheLastReadFirst)
   cost.loop.wire_us = CostDist::Constant(5);
   cost.loop.reply_write_us = CostDist::Constant(3);
   cost.client.wake_after_idle = {{1, CostDist::Constant(0)}, {2, CostDist::Constant(10)}};
-  Simulator sim(CostConfig(2, cost));
-  int64_t done0 = 0, done1 = 0;
-  sim.StartClient(0, Gets(sim.env(0), 1, &done0, sim));
-  sim.StartClient(1, Gets(sim.env(1), 1, &done1, sim));
-  ASSERT_TRUE(RunOk(sim));
   // Client 0's GET leaves at 4 and arrives at 9; the node, idle 9 us, polls at 19, by when
   // client 1's (leaving at 8) has arrived at 13. The pass: 19 + 2 x (7 - 3) = 27, then client
   // 1's reply at 30 and client 0's at 33; they arrive at 35 and 38. Client 1's finds the
   // process idle since 8: it wakes 10 late, then 1: 46; client 0's queues behind it: 47.
-  EXPECT_EQ(done1, 46);
-  EXPECT_EQ(done0, 47);
+  EXPECT_EQ(TwoGets(cost), std::make_pair(int64_t{47}, int64_t{46}));
   // The queue model answers each as it is done, in the order read: client 0 first.
   cost.loop = LoopCosts{};
-  Simulator queue(CostConfig(2, cost));
-  queue.StartClient(0, Gets(queue.env(0), 1, &done0, queue));
-  queue.StartClient(1, Gets(queue.env(1), 1, &done1, queue));
-  ASSERT_TRUE(RunOk(queue));
-  EXPECT_LT(done0, done1);
+  const auto [queue0, queue1] = TwoGets(cost);
+  EXPECT_LT(queue0, queue1);
 }
 
 TEST(SimCosts, PassesLoopKeepsEachPathInOrder) {

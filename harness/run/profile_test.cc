@@ -123,6 +123,7 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
       {[](auto& j) { j["loop"].erase("wire_us"); }, "loop.wire_us: missing"},
       {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us and reply_write_us belong to"},
       {[](auto& j) { j["loop"]["turns"] = 1; }, "loop.turns: unknown key"},
+      {[](auto& j) { j["loop"] = 3; }, "loop: must be an object"},
   };
   for (const Case& c : cases) {
     const Status s = LoadEdited(c.edit);
