@@ -6,10 +6,12 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -193,6 +195,43 @@ TEST(RedisRuntime, SleepsAndYields) {
   EXPECT_LT(wakes[1], wakes[0] + 20'000);
   EXPECT_GE(wakes[2], wakes[1] + 1'500);
   EXPECT_LT(wakes[2], wakes[1] + 30'000);
+}
+
+TEST(RedisRuntime, LoopLogWritesEachStepWithItsPass) {
+  const std::string path = ::testing::TempDir() + "locklab_loop_log_" + std::to_string(getpid()) + ".txt";
+  setenv("LOCKLAB_LOOP_LOG", path.c_str(), 1);
+  auto rt = Make(Cfg());
+  ASSERT_TRUE(rt);
+  auto sleep_then_get = [](Env& env) -> Task<void> {
+    co_await env.SleepUs(1000);
+    co_await env.Send(0, P("GET loop:k"));
+  };
+  rt->StartClient(0, sleep_then_get(rt->env(0)));
+  MustRun(*rt);
+  unsetenv("LOCKLAB_LOOP_LOG");
+  std::ifstream in(path);
+  std::string steps;  // the kinds of client 0's steps, in order
+  int64_t pass = 0, last_pass = 0, ends = 0;
+  std::string kind, what;
+  int client = 0;
+  int64_t t_us = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream l(line);
+    what.clear();
+    ASSERT_TRUE(l >> pass >> kind >> client >> t_us) << line;
+    std::getline(l >> std::ws, what);
+    EXPECT_GE(pass, last_pass) << line;
+    last_pass = pass;
+    if (kind == "E") ++ends;
+    if (client != 0) continue;
+    steps += kind;
+    if (kind == "W") EXPECT_EQ(what, "GET");
+    if (kind == "R") EXPECT_EQ(what, "(nil)");
+  }
+  std::remove(path.c_str());
+  EXPECT_EQ(steps, "TWR");
+  EXPECT_GE(ends, 2);
 }
 
 TEST(RedisRuntime, ClientClocksAndRandomAreTheClients) {
