@@ -47,8 +47,7 @@ void Simulator::InitCosts() {
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
                   !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty();
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
-  passes_ = config_.cost.loop.passes;
-  if (passes_) {
+  if (passes()) {
     client_costs_ = true;
     const size_t processes = one ? 1 : static_cast<size_t>(config_.clients);
     path_last_ns_.assign(processes * static_cast<size_t>(config_.nodes) * 2, 0);
@@ -85,7 +84,7 @@ int64_t Simulator::Depart(int physical, double cost_us) {
 }
 
 int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer) {
-  const size_t cpu = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
+  const size_t cpu = ProcessOf(client);
   const int64_t now_ns = now_us_ * 1000;
   int64_t start = std::max(now_ns, cpu_busy_ns_[cpu]);
   const std::vector<WakeRow>& wake = config_.cost.client.wake_after_idle;
@@ -102,7 +101,7 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
 int64_t Simulator::ClientSendNs(int client, bool held) { return ChargeCpuNs(client, config_.cost.client.send_us, held); }
 
 int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint) {
-  if (passes_) return SaturatingAdd(CeilUs(FifoArriveNs(leave_ns, request, client, endpoint)), injected_us);
+  if (passes()) return SaturatingAdd(CeilUs(FifoArriveNs(leave_ns, request, client, endpoint)), injected_us);
   if (config_.cost.one_way_us.points.empty()) return CeilUs(leave_ns) + injected_us;
   const double wire_us = DrawUs(config_.cost.one_way_us) - (request ? send_shift_us_ : reply_shift_us_);
   return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
@@ -121,21 +120,22 @@ bool Simulator::ChargeClient(const Event& ev) {
       if (f.reply.type != Reply::Type::kTimeout) {
         cost = &c.reply_us;
         held = f.reply_held;
-        timer = held || passes_;  // passes: a reply wakes an idle process as a timer does
+        timer = held;
       }
       break;
     }
     case kMessage:
       cost = message_cost_;
       held = ev.b != 0;
-      timer = held || passes_;
+      timer = held;
       break;
-    case kSubConfirm: cost = &c.reply_us; timer = passes_; break;
+    case kSubConfirm: cost = &c.reply_us; timer = false; break;
     case kWake:
     case kWaitTimeout:
     case kSubDeadline: break;
     default: return false;
   }
+  timer = timer || passes();  // passes: whatever reaches an idle process waits for it to wake
   const Process& p = *clients_[static_cast<size_t>(client)];
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
   const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held, timer));
@@ -154,8 +154,8 @@ bool Simulator::ChargeClient(const Event& ev) {
 // Paths are (client process, endpoint, direction); a message never arrives before one sent
 // earlier on its path.
 int64_t Simulator::FifoArriveNs(int64_t leave_ns, bool request, int client, int endpoint) {
-  const size_t process = cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client);
-  const size_t path = (process * static_cast<size_t>(config_.nodes) + static_cast<size_t>(endpoint)) * 2 + (request ? 0 : 1);
+  const size_t path = (ProcessOf(client) * static_cast<size_t>(config_.nodes) + static_cast<size_t>(endpoint)) * 2 +
+                      (request ? 0 : 1);
   int64_t& last = path_last_ns_[path];
   last = std::max(last, leave_ns + Ns(DrawUs(config_.cost.loop.wire_us)));
   return last;
@@ -188,8 +188,8 @@ void Simulator::OnNodePass(int physical, uint64_t gen) {
     return;
   }
   node.pass_open = false;
-  std::vector<NodeState::PassReply> pass;
-  pass.swap(node.pass);
+  // Writing a reply only queues events, so nothing joins node.pass while it is written.
+  std::vector<NodeState::PassReply>& pass = node.pass;
   const double write_us = DrawUs(config_.cost.loop.reply_write_us);
   int64_t t_ns = std::max(now_us_ * 1000, node.busy_until_ns) + Ns(DrawUs(config_.cost.node.wake_us));
   for (const auto& r : pass) t_ns += Ns(r.cost_us - write_us);
@@ -200,6 +200,7 @@ void Simulator::OnNodePass(int physical, uint64_t gen) {
     ReplyFromNode(pass[i].id, std::move(pass[i].reply), depart);
     if (!messages_out_.empty()) SendMessages(depart);
   }
+  pass.clear();  // keeps its capacity for the next pass
   node.busy_until_ns = t_ns;
 }
 

@@ -380,7 +380,7 @@ void Simulator::RunAtNode(uint32_t id, int physical) {
 // The node has run the call (and made messages_out_ if it was a PUBLISH) at a cost of cost_us:
 // its reply leaves when the node's thread is done with it, or (passes) when its pass writes it.
 void Simulator::AnswerFromNode(int physical, uint32_t id, Reply reply, double cost_us) {
-  if (passes_) {
+  if (passes()) {
     JoinPass(physical, id, std::move(reply), cost_us);
     return;
   }

@@ -67,7 +67,7 @@
 //    request, reply_us for an answer or message; never below 0), so that work is not counted
 //    twice.
 //  - a profile with the passes loop (CostModel::loop, sim/cost_model.h) instead: a path (a
-//    client process to a node, or back) is FIFO and takes a draw of wire_us (sim_passes.cc);
+//    client process to a node, or back) is FIFO and takes a draw of wire_us (sim_costs.cc);
 //    a reply or message that finds its client CPU idle waits for its wake-up as a timer does;
 //    a command that finds its node idle waits for the node to poll (the same wake-up draw less
 //    the first row's), and everything that arrives before then is read by that pass; the pass
@@ -235,6 +235,9 @@ class Simulator {
   // A `timer` (a sleep, timeout or held message firing) that finds the CPU idle first waits for
   // the process to wake: a draw from wake_after_idle by how long it idled.
   int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false);
+  // The client process `client` runs in: 0 for all (one process) or its own.
+  size_t ProcessOf(int client) const { return cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client); }
+  bool passes() const { return config_.cost.loop.passes; }  // the passes loop (CostModel::loop)
   int64_t ClientSendNs(int client, bool held);    // the client sends: when the message leaves (ns)
   // When a message that leaves at leave_ns reaches the other end of the path between `client`
   // (its process) and `endpoint`, in the direction `request` says.
@@ -247,7 +250,7 @@ class Simulator {
   void Spawn(int client, Task<void> task);
   void OnNodeReceive(uint32_t id);
   void RunAtNode(uint32_t id, int physical);
-  // The passes loop (sim_passes.cc): the command just run at `physical` waits for its pass's
+  // The passes loop (sim_costs.cc): the command just run at `physical` waits for its pass's
   // reply writes; OnNodePass is the pass (kNodePass, b = the node's pass generation).
   void JoinPass(int physical, uint32_t id, Reply reply, double cost_us);
   void OnNodePass(int physical, uint64_t gen);
@@ -320,7 +323,6 @@ class Simulator {
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
-  bool passes_ = false;               // the passes loop (config_.cost.loop.passes)
   std::vector<int64_t> path_last_ns_; // passes: the last arrival on each path (FifoArriveNs)
   const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
   EventWheel<Event> queue_;

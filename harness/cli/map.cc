@@ -222,6 +222,7 @@ Result<MapResult> RunMap(const MapOptions& o) {
   Progress progress;
   progress.on = o.progress;
   const int rounds = (r.max_seeds + r.batch - 1) / r.batch;  // every round adds a batch to each point going on
+  const int min_floor_seeds = r.def->unit == MapUnit::kAcquisition ? kMinFloorSeedsPerAcquisition : 1;
   for (int round = 1; round <= rounds; ++round) {
     size_t going = 0;
     for (const MapPoint& p : r.points) going += p.stop == MapStop::kGoOn ? 1 : 0;
@@ -232,7 +233,6 @@ Result<MapResult> RunMap(const MapOptions& o) {
       MapPoint& p = r.points[i];
       if (p.stop != MapStop::kGoOn) continue;
       Summarise(r.def->unit, runs[i], &p);
-      const int min_floor_seeds = r.def->unit == MapUnit::kAcquisition ? kMinFloorSeedsPerAcquisition : 1;
       p.stop = StopRule(p.rate(r.def->curves[p.curve].metric), p.seeds, r.max_seeds, o.precision, o.floor,
                         min_floor_seeds);
       if (p.stop == MapStop::kGoOn) ++going;

@@ -10,9 +10,9 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/study.h"
-#include "harness/report/text_table.h"
 #include "harness/cli/suite.h"
 #include "harness/report/interval_json.h"
+#include "harness/report/text_table.h"
 #include "harness/run/build_info.h"
 
 namespace locklab {
