@@ -1,5 +1,6 @@
 #include "harness/cli/study.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -59,9 +60,14 @@ struct CellRuns {
   std::vector<double> violations, damage, acquired, p99_ms;
 };
 
-void Summarise(const CellRuns& runs, StudyCell* c) {
+// block_runs > 0: also predict what a block of that many runs should show (the real block).
+void Summarise(const CellRuns& runs, int block_runs, StudyCell* c) {
   c->violations_per_acq = ClusterRatioInterval(runs.violations, runs.acquired);
   c->damage_per_acq = ClusterRatioInterval(runs.damage, runs.acquired);
+  if (block_runs > 0) {
+    c->violations_pred = PredictBlock(runs.violations, runs.acquired, block_runs);
+    c->damage_pred = PredictBlock(runs.damage, runs.acquired, block_runs);
+  }
   c->acquisitions = MeanInterval(runs.acquired);
   c->p99_acquire_ms = MeanInterval(runs.p99_ms);
   for (size_t i = 0; i < runs.acquired.size(); ++i) {
@@ -104,7 +110,8 @@ void RunBackend(const StudyOptions& o, const std::vector<RunSpec>& specs, size_t
       if (c.first_error.empty()) c.first_error = "seed " + std::to_string(1 + i % per_cell) + ": " + f.error;
     }
     if ((i + 1) % per_cell != 0) return;  // the cell has seeds still to come
-    Summarise(runs[ci], &c);
+    const bool predict = c.backend == "sim" && std::find(o.backends.begin(), o.backends.end(), "redis") != o.backends.end();
+    Summarise(runs[ci], predict ? o.redis_seeds : 0, &c);
     if (o.progress) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "[%zu/%zu] %s %-10s %-13s %d seeds: %lld violations in %lld acquisitions; elapsed %.0f s, ETA %s\n",

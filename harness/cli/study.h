@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "algorithms/status.h"
+#include "harness/report/prediction.h"
 #include "harness/report/stats.h"
 #include "harness/run/run_spec.h"
 
@@ -52,6 +53,10 @@ struct StudyCell {
   Interval acquisitions;        // per run, t
   Interval p99_acquire_ms;      // per run, t
   int64_t acquisitions_total = 0, violations_total = 0, damage_total = 0;
+  // Simulator cells of a study with both backends: what a block of real Redis's seed count
+  // should show, from this cell's runs (harness/report/prediction.h). Real Redis agrees with
+  // the simulator on a rate when its pooled rate lies within the prediction.
+  Prediction violations_pred, damage_pred;
   std::string replay;           // the first seed's replay command; the others differ in --seed only
   std::string first_error;      // of a run that did not complete
 };

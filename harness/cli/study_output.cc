@@ -77,36 +77,72 @@ void Block(const StudyResult& r, const std::string& backend, int seeds, bool dam
 
 bool Apart(const Interval& a, const Interval& b) { return a.high < b.low || b.high < a.low; }
 
-// With both backends: the cells whose simulator and real-Redis intervals do not overlap.
-void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& out) {
-  std::map<std::pair<std::string, std::string>, const StudyCell*> real;  // (preset, algorithm)
+// The real-Redis cell beside each simulator cell, by (preset, algorithm).
+std::map<std::pair<std::string, std::string>, const StudyCell*> RealCells(const StudyResult& r) {
+  std::map<std::pair<std::string, std::string>, const StudyCell*> real;
   for (const StudyCell& c : r.cells)
     if (c.backend == "redis" && c.completed > 0) real[{c.preset, c.algorithm}] = &c;
-  int compared = 0;
-  double chance = 0;  // comparisons expected apart by chance, were the backends alike everywhere
+  return real;
+}
+
+std::string Percent(double share) { return std::to_string(static_cast<int>(std::lround(100 * share))) + "%"; }
+
+// With both backends: the rates where real Redis falls outside what the simulator predicts for
+// a block of real Redis's seed count (prediction.h), and, for the reader who compares the
+// printed intervals, how often they miss each other and why that is no test with few seeds.
+void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& out) {
+  const auto real = RealCells(r);
+  int compared = 0, apart = 0;
+  double chance = 0, worst_coverage = 1;  // expected outside by chance; the lowest cluster-t coverage
+  std::string worst;
   std::vector<std::string> lines;
   for (const StudyCell& s : r.cells) {
     auto it = real.find({s.preset, s.algorithm});
     if (s.backend != "sim" || s.completed == 0 || it == real.end()) continue;
-    ++compared;
     for (const bool damage : {false, true}) {
+      const Prediction& p = damage ? s.damage_pred : s.violations_pred;
       const Interval& a = damage ? s.damage_per_acq : s.violations_per_acq;
       const Interval& b = damage ? it->second->damage_per_acq : it->second->violations_per_acq;
-      chance += ChanceApart(a, b);
-      if (Apart(a, b))
-        lines.push_back("  " + s.preset + "/" + s.algorithm + (damage ? " damage: " : " violations: ") +
-                        RateCell(a, s.completed) + " simulated, " + RateCell(b, it->second->completed) + " real");
+      if (!p.valid) continue;
+      ++compared;
+      chance += p.outside;
+      if (Apart(a, b)) ++apart;
+      const std::string name = s.preset + "/" + s.algorithm + (damage ? " damage" : " violations");
+      if (p.cluster_t_coverage < worst_coverage) worst_coverage = p.cluster_t_coverage, worst = name;
+      if (!WithinPrediction(p, b.estimate))
+        lines.push_back("  " + name + ": real " + RateCell(b, it->second->completed) + "; simulated " +
+                        Rate(a.estimate) + ", range for " + std::to_string(o.redis_seeds) + " seeds [" +
+                        Rate(p.low) + "," + Rate(p.high) + "]");
     }
   }
   if (compared == 0) return;
-  out << "Where the backends disagree (the 95% intervals do not overlap), of " << 2 * compared
-      << " comparisons (" << compared << " cells x violations, damage): "
-      << (lines.empty() ? "none" : std::to_string(lines.size())) << "\n";
+  out << "Where real Redis falls outside the simulator's prediction for " << o.redis_seeds
+      << " seeds (the central 95% of the rate\npooled over " << o.redis_seeds << " of its " << o.sim_seeds
+      << " seeds drawn at random, " << kPredictionDraws << " draws), of " << compared
+      << " comparisons (cells x violations, damage): " << (lines.empty() ? "none" : std::to_string(lines.size()))
+      << "\n";
   for (const std::string& l : lines) out << l << "\n";
-  out << "(By chance alone, were the backends alike in every cell, about " << Fixed(chance, 1) << " would disagree: the sum\n"
-      << "over comparisons of the chance that two intervals of those widths miss each other (stats.h ChanceApart;\n"
-      << "all-zero cells never do). " << o.redis_seeds << " real seeds per cell; README \"What make run shows\" names\n"
-      << "the cells the simulator is known to get wrong, and why.)\n\n";
+  out << "(By chance alone, were the backends alike in every cell, about " << Fixed(chance, 1)
+      << " would fall outside. The two\n95% intervals miss each other in " << apart
+      << "; that is no test with few real seeds: a cluster-t interval over " << o.redis_seeds
+      << " seeds covers\nits rate in as few as " << Percent(worst_coverage) << " of the simulator's draws (" << worst
+      << "). README \"What make run shows\".)\n\n";
+}
+
+ojson PredictionRateJson(const Prediction& p) {
+  if (!p.valid) return nullptr;
+  return ojson{{"low", p.low}, {"high", p.high}, {"outside", p.outside}, {"cluster_t_coverage", p.cluster_t_coverage}};
+}
+
+// What a block of real Redis's seed count should show, per rate (prediction.h).
+ojson PredictionJson(const StudyCell& c) {
+  const Prediction& p = c.violations_pred.valid ? c.violations_pred : c.damage_pred;
+  return ojson{{"block_runs", p.block_runs},
+               {"reference_runs", p.reference_runs},
+               {"draws", p.draws},
+               {"method", p.method},
+               {"violations_per_acquisition", PredictionRateJson(c.violations_pred)},
+               {"damage_per_acquisition", PredictionRateJson(c.damage_pred)}};
 }
 
 }  // namespace
@@ -143,6 +179,9 @@ ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
   ojson presets = ojson::array();
   for (const SuitePreset& p : SuitePresets()) presets.push_back(ojson{{"name", p.name}, {"summary", p.summary}});
   j["presets"] = presets;
+  std::map<std::pair<std::string, std::string>, const StudyCell*> sim;  // cells with a prediction
+  for (const StudyCell& c : r.cells)
+    if (c.backend == "sim" && c.violations_pred.valid) sim[{c.preset, c.algorithm}] = &c;
   ojson cells = ojson::array();
   for (const StudyCell& c : r.cells) {
     ojson x{{"backend", c.backend},
@@ -161,6 +200,11 @@ ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
             {"replay_note", "seed 1; the other seeds: the same command with --seed 2.." +
                                 std::to_string(c.backend == "sim" ? o.sim_seeds : o.redis_seeds)}};
     if (!c.first_error.empty()) x["error"] = c.first_error;
+    if (c.violations_pred.valid || c.damage_pred.valid) x["prediction"] = PredictionJson(c);
+    if (auto it = sim.find({c.preset, c.algorithm}); c.backend == "redis" && c.completed > 0 && it != sim.end())
+      x["within_prediction"] = ojson{
+          {"violations_per_acquisition", WithinPrediction(it->second->violations_pred, c.violations_per_acq.estimate)},
+          {"damage_per_acquisition", WithinPrediction(it->second->damage_pred, c.damage_per_acq.estimate)}};
     cells.push_back(std::move(x));
   }
   j["cells"] = std::move(cells);

@@ -108,13 +108,18 @@ TEST_F(StudyCli, RedisFromReusesTheRecordedRealCells) {
   ASSERT_EQ(reuse({}, seeds), kExitOk) << "the committed study no longer matches the cells' configurations: make it again";
   const nlohmann::json after = nlohmann::json::parse(ReadAll(Path("r.json")));
   size_t real = 0;
+  // A real cell's "within_prediction" is a verdict against the new simulator block, not a record.
+  const auto recorded = [](nlohmann::json c) {
+    c.erase("within_prediction");
+    return c.dump();
+  };
   for (const auto& c : before["cells"]) {
     if (c["backend"] != "redis") continue;
     ++real;
     bool found = false;
     for (const auto& d : after["cells"])
       if (d["backend"] == "redis" && d["preset"] == c["preset"] && d["algorithm"] == c["algorithm"]) {
-        EXPECT_EQ(d.dump(), c.dump()) << c["preset"] << "/" << c["algorithm"];
+        EXPECT_EQ(recorded(d), recorded(c)) << c["preset"] << "/" << c["algorithm"];
         found = true;
       }
     EXPECT_TRUE(found) << c["preset"] << "/" << c["algorithm"];
@@ -140,43 +145,79 @@ TEST_F(StudyCli, RedisFromReusesTheRecordedRealCells) {
   EXPECT_FALSE(std::filesystem::exists(Path("r.json")));
 }
 
-// With both backends the table ends by naming the cells whose two intervals do not overlap.
-TEST(StudyTable, NamesTheCellsWhereTheBackendsDisagree) {
+// With both backends the table ends by naming the rates where real Redis falls outside the
+// simulator's prediction for its seed count, whatever the two intervals say.
+TEST(StudyTable, NamesTheRatesOutsideTheSimulatorsPrediction) {
   StudyOptions o;
   o.backends = {"sim", "redis"};
   o.redis_seeds = 4;
+  o.sim_seeds = 500;
   StudyResult r;
   auto add = [&r](const std::string& backend, const std::string& alg, double low, double high) {
     StudyCell c;
     c.backend = backend;
-    c.preset = "clock-skew";
+    c.preset = "gc-pause";
     c.algorithm = alg;
-    c.runs = c.completed = 4;
-    c.violations_per_acq = Interval{(low + high) / 2, low, high, 4, "cluster-t"};
-    c.damage_per_acq = Interval{0, 0, 0.001, 4, "wilson"};
+    c.runs = c.completed = backend == "sim" ? 500 : 4;
+    c.violations_per_acq = Interval{(low + high) / 2, low, high, c.runs, "cluster-t"};
+    c.damage_per_acq = Interval{0, 0, 0.001, c.runs, "wilson"};
+    if (backend == "sim") {
+      c.violations_pred = Prediction{4, 500, 10000, 0.004, 0.1, 0.04, 0.8, "resampled runs", true};
+      c.damage_pred = Prediction{4, 500, 10000, 0, 0, 0, 1, "resampled runs", true};
+    }
     r.cells.push_back(c);
   };
-  add("sim", "timestamp", 0.09, 0.11);
-  add("sim", "token", 0, 0.001);
-  add("redis", "timestamp", 0.04, 0.07);  // apart from the simulator's
-  add("redis", "token", 0, 0.002);        // overlaps
+  add("sim", "token", 0.035, 0.043);
+  add("sim", "watchdog", 0.035, 0.043);
+  add("redis", "token", 0.004, 0.006);     // intervals apart, inside the prediction [0.004, 0.1]
+  add("redis", "watchdog", 0.11, 0.15);    // outside the prediction
   const std::string table = StudyTable(r, o);
-  EXPECT_NE(table.find("Where the backends disagree (the 95% intervals do not overlap), of 4 comparisons (2 cells x "
-                       "violations, damage): 1\n"),
+  EXPECT_NE(table.find("Where real Redis falls outside the simulator's prediction for 4 seeds"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("of 4 comparisons (cells x violations, damage): 1\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("  gc-pause/watchdog violations: real 0.13 [0.11,0.15]; simulated 0.039, range for 4 seeds "
+                       "[0.004,0.1]\n"),
             std::string::npos)
       << table;
-  // Narrow intervals over 4 seeds each (t quantile 3.18): apart by chance about 3e-5 of the time.
-  EXPECT_NE(table.find("about 0.0 would disagree"), std::string::npos) << table;
-  EXPECT_NE(table.find("  clock-skew/timestamp violations: 0.1 [0.09,0.11] simulated, 0.055 [0.04,0.07] real\n"),
-            std::string::npos)
-      << table;
-  EXPECT_EQ(table.find("clock-skew/token"), std::string::npos) << table;
+  EXPECT_EQ(table.find("  gc-pause/token violations:"), std::string::npos) << table;
+  // Two violation rates at 0.04 by chance each, the all-zero damage never.
+  EXPECT_NE(table.find("about 0.1 would fall outside"), std::string::npos) << table;
+  EXPECT_NE(table.find("intervals miss each other in 2;"), std::string::npos) << table;
+  EXPECT_NE(table.find("as few as 80% of the simulator's draws (gc-pause/token violations)"), std::string::npos) << table;
   std::istringstream lines(table);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
-  r.cells[2].violations_per_acq.high = r.cells[2].violations_per_acq.low = 0.1;  // now inside
-  EXPECT_NE(StudyTable(r, o).find("of 4 comparisons (2 cells x violations, damage): none"), std::string::npos);
+  r.cells[3].violations_per_acq.estimate = 0.1;  // on the bound: inside
+  EXPECT_NE(StudyTable(r, o).find("of 4 comparisons (cells x violations, damage): none"), std::string::npos);
   o.backends = {"sim"};
-  EXPECT_EQ(StudyTable(r, o).find("Where the backends disagree"), std::string::npos);
+  EXPECT_EQ(StudyTable(r, o).find("Where real Redis falls outside"), std::string::npos);
+}
+
+// The JSON carries each simulator cell's prediction and each real cell's verdict.
+TEST(StudyJson, CarriesThePredictionAndTheVerdict) {
+  StudyOptions o;
+  o.backends = {"sim", "redis"};
+  StudyResult r;
+  StudyCell sim, real;
+  sim.backend = "sim";
+  real.backend = "redis";
+  sim.preset = real.preset = "gc-pause";
+  sim.algorithm = real.algorithm = "token";
+  sim.runs = sim.completed = 500;
+  real.runs = real.completed = 4;
+  sim.violations_pred = Prediction{4, 500, 10000, 0.1, 0.3, 0.05, 0.9, "resampled runs", true};
+  sim.damage_pred = Prediction{4, 500, 10000, 0.005, 0.1, 0.05, 0.8, "resampled runs", true};
+  real.violations_per_acq.estimate = 0.2;
+  real.damage_per_acq.estimate = 0.004;
+  r.cells = {sim, real};
+  const nlohmann::ordered_json j = StudyJson(r, o);
+  const auto& p = j["cells"][0]["prediction"];
+  EXPECT_EQ(p["block_runs"], 4);
+  EXPECT_EQ(p["method"], "resampled runs");
+  EXPECT_EQ(p["damage_per_acquisition"]["cluster_t_coverage"], 0.8);
+  EXPECT_FALSE(j["cells"][0].contains("within_prediction"));
+  EXPECT_EQ(j["cells"][1]["within_prediction"]["violations_per_acquisition"], true);
+  EXPECT_EQ(j["cells"][1]["within_prediction"]["damage_per_acquisition"], false);
+  EXPECT_FALSE(j["cells"][1].contains("prediction"));
 }
 
 }  // namespace

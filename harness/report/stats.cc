@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <utility>
 #include <vector>
 
-#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
@@ -17,50 +17,14 @@ double NormalZ(double confidence) {
 }
 
 double StudentT(double confidence, int64_t df) {
-  return boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(df)),
-                               0.5 + confidence / 2);
-}
-
-namespace {
-
-constexpr int kWidthGrid = 64;
-
-// sqrt(s^2 / sigma^2) at kWidthGrid quantiles of chi-square(df) / df: how a sample SD's width
-// varies. Kept per df (a study compares hundreds of cells with the same few seed counts).
-const std::vector<double>& WidthGrid(int64_t df) {
-  constexpr size_t kMaxKept = 64;
-  thread_local std::map<int64_t, std::vector<double>> kept;
-  if (auto it = kept.find(df); it != kept.end()) return it->second;
+  // Kept per (confidence, df): a study or a prediction asks for the same few thousands of times.
+  constexpr size_t kMaxKept = 256;
+  thread_local std::map<std::pair<double, int64_t>, double> kept;
+  if (auto it = kept.find({confidence, df}); it != kept.end()) return it->second;
   if (kept.size() >= kMaxKept) kept.clear();
-  const auto d = static_cast<double>(df);
-  const boost::math::chi_squared_distribution<double> chi(d);
-  std::vector<double> grid;
-  for (int k = 0; k < kWidthGrid; ++k) grid.push_back(std::sqrt(boost::math::quantile(chi, (k + 0.5) / kWidthGrid) / d));
-  return kept.emplace(df, std::move(grid)).first->second;
-}
-
-}  // namespace
-
-double ChanceApart(const Interval& a, const Interval& b, double confidence) {
-  struct Side {
-    double t, se;                  // the interval's t quantile, and its standard error (width / t)
-    std::vector<double> width_of;  // WidthGrid(df), copied: a later call may drop the kept one
-  };
-  std::vector<Side> sides;
-  for (const Interval* i : {&a, &b}) {
-    if ((i->method != "t" && i->method != "cluster-t") || i->n < 2 || !(i->estimate > 0)) return 0;
-    // The half width above the estimate: a rate's interval is cut at 0 below, not above.
-    const double half = i->high - i->estimate;
-    if (!(half > 0) || i->estimate - i->low > half * (1 + 1e-9)) return 0;
-    const double t = StudentT(confidence, i->n - 1);
-    sides.push_back(Side{t, half / t, WidthGrid(i->n - 1)});
-  }
-  const double sd_diff = std::sqrt(sides[0].se * sides[0].se + sides[1].se * sides[1].se);
-  double sum = 0;
-  for (double wa : sides[0].width_of)
-    for (double wb : sides[1].width_of)
-      sum += std::erfc((sides[0].t * sides[0].se * wa + sides[1].t * sides[1].se * wb) / sd_diff / std::sqrt(2.0));
-  return sum / (kWidthGrid * kWidthGrid);
+  const double t = boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(df)),
+                                         0.5 + confidence / 2);
+  return kept.emplace(std::make_pair(confidence, df), t).first->second;
 }
 
 Interval WilsonInterval(int64_t k, int64_t n, double confidence) {

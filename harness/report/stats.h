@@ -50,18 +50,6 @@ double StudentT(double confidence, int64_t df);
 // The standard normal z with P(|Z| <= z) = confidence.
 double NormalZ(double confidence);
 
-// How likely two such intervals are to miss each other by chance alone, were both estimating
-// the same value: each is a Student t interval (method "t" or "cluster-t", n - 1 df) whose
-// standard error is taken as its width over its t quantile; the difference of the estimates is
-// normal with both variances, and each interval's width varies as a sample SD does (sqrt of
-// chi-square(df) / df, over a 64 x 64 grid of its quantiles). Few runs matter: 4 seeds against
-// 500 miss with about 0.047, as often as one interval misses a point (checked by simulation);
-// two equal intervals over many runs with 0.0056. The half width is the part above the estimate
-// (a rate's interval is cut at 0 below). 0 when either estimate is 0 (an all-zero cell's Wilson
-// bound), has no width or another method. A normal approximation: with few runs of bursty
-// counts it is an underestimate (make run's 4 real seeds: README "What make run shows").
-double ChanceApart(const Interval& a, const Interval& b, double confidence = kConfidence95);
-
 // The p-th quantile (0..1) of `values` by linear interpolation between order statistics
 // (Hyndman and Fan's type 7, numpy's default). Empty: 0.
 double Quantile(std::vector<double> values, double p);

@@ -46,36 +46,6 @@ TEST(Stats, MeanIntervalIsStudentT) {
   EXPECT_DOUBLE_EQ(MeanInterval({3.0}).low, 3.0);
 }
 
-// Two 95% intervals of equal width over many runs miss each other by chance with probability
-// 2 (1 - Phi(1.96 sqrt 2)) = 0.0056 (Schenker and Gentleman 2001). With few runs the widths vary
-// too; the figures for 4 runs are from 400,000 simulated pairs of normal samples (numpy):
-// 4 and 4 runs of equal spread 0.00506, 4 runs (sd 1) against 500 (sd 0.2) 0.0470.
-TEST(Stats, ChanceApartOfTwoIntervals) {
-  auto t_interval = [](double estimate, double half, int64_t n, const char* method = "cluster-t") {
-    Interval i;
-    i.estimate = estimate;
-    i.low = estimate - half;
-    i.high = estimate + half;
-    i.n = n;
-    i.method = method;
-    return i;
-  };
-  EXPECT_NEAR(ChanceApart(t_interval(0.1, 0.01, 100000), t_interval(0.2, 0.01, 100000)), 0.0056, 1e-4);
-  const double t3 = StudentT(0.95, 3), t499 = StudentT(0.95, 499);
-  EXPECT_NEAR(ChanceApart(t_interval(0.1, t3 * 0.5, 4), t_interval(0.1, t3 * 0.5, 4, "t")), 0.00506, 3e-4);
-  EXPECT_NEAR(ChanceApart(t_interval(0.1, t3 * 0.5, 4), t_interval(0.1, t499 * 0.2 / std::sqrt(500.0), 500)), 0.0470,
-              1.5e-3);
-  Interval zero = WilsonInterval(0, 1000);  // an all-zero cell: a one-sided bound
-  EXPECT_EQ(ChanceApart(zero, t_interval(0.1, 0.01, 20)), 0.0);
-  const Interval all_zero = ClusterRatioInterval({0, 0, 0}, {100, 100, 100});  // cluster-t, Wilson's upper end
-  EXPECT_EQ(ChanceApart(all_zero, all_zero), 0.0);
-  EXPECT_EQ(ChanceApart(t_interval(0.1, 0, 20), t_interval(0.1, 0.01, 20)), 0.0);  // no width
-  Interval cut = t_interval(0.01, t3 * 0.5, 4);  // its lower end cut at 0: the same chance as uncut
-  const double uncut = ChanceApart(cut, t_interval(0.01, t3 * 0.5, 4));
-  cut.low = 0;
-  EXPECT_DOUBLE_EQ(ChanceApart(cut, t_interval(0.01, t3 * 0.5, 4)), uncut);
-}
-
 // Clustered events: the interval comes from the spread between runs, not from the number of
 // trials. Equal trials per run: it equals the t interval of the per-run rates.
 TEST(Stats, ClusterRatioEqualsTOverRunsWhenTrialsAreEqual) {
