@@ -77,12 +77,13 @@ void Block(const StudyResult& r, const std::string& backend, int seeds, bool dam
 
 bool Apart(const Interval& a, const Interval& b) { return a.high < b.low || b.high < a.low; }
 
-// The real-Redis cell beside each simulator cell, by (preset, algorithm).
-std::map<std::pair<std::string, std::string>, const StudyCell*> RealCells(const StudyResult& r) {
-  std::map<std::pair<std::string, std::string>, const StudyCell*> real;
+// One backend's cells with a completed run, by (preset, algorithm): the other backend's beside each.
+std::map<std::pair<std::string, std::string>, const StudyCell*> CellsOf(const StudyResult& r,
+                                                                        const std::string& backend) {
+  std::map<std::pair<std::string, std::string>, const StudyCell*> by;
   for (const StudyCell& c : r.cells)
-    if (c.backend == "redis" && c.completed > 0) real[{c.preset, c.algorithm}] = &c;
-  return real;
+    if (c.backend == backend && c.completed > 0) by[{c.preset, c.algorithm}] = &c;
+  return by;
 }
 
 std::string Percent(double share) { return std::to_string(static_cast<int>(std::lround(100 * share))) + "%"; }
@@ -91,7 +92,7 @@ std::string Percent(double share) { return std::to_string(static_cast<int>(std::
 // a block of real Redis's seed count (prediction.h), and, for the reader who compares the
 // printed intervals, how often they miss each other and why that is no test with few seeds.
 void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& out) {
-  const auto real = RealCells(r);
+  const auto real = CellsOf(r, "redis");
   int compared = 0, apart = 0;
   double chance = 0, worst_coverage = 1;  // expected outside by chance; the lowest cluster-t coverage
   std::string worst;
@@ -123,10 +124,12 @@ void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& ou
       << "\n";
   for (const std::string& l : lines) out << l << "\n";
   out << "(By chance alone, were the backends alike in every cell, about " << Fixed(chance, 1)
-      << " would fall outside. The two\n95% intervals miss each other in " << apart
-      << "; that is no test with few real seeds: a cluster-t interval over " << o.redis_seeds
-      << " seeds covers\nits rate in as few as " << Percent(worst_coverage) << " of the simulator's draws (" << worst
-      << "). README \"What make run shows\".)\n\n";
+      << " would fall outside. The two\n95% intervals miss each other in " << apart;
+  if (!worst.empty())
+    out << "; that is no test with few real seeds: a cluster-t interval over " << o.redis_seeds
+        << " seeds covers\nits rate in as few as " << Percent(worst_coverage) << " of the simulator's draws (" << worst
+        << ")";
+  out << ". README \"What make run shows\".)\n\n";
 }
 
 ojson PredictionRateJson(const Prediction& p) {
@@ -179,9 +182,7 @@ ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
   ojson presets = ojson::array();
   for (const SuitePreset& p : SuitePresets()) presets.push_back(ojson{{"name", p.name}, {"summary", p.summary}});
   j["presets"] = presets;
-  std::map<std::pair<std::string, std::string>, const StudyCell*> sim;  // cells with a prediction
-  for (const StudyCell& c : r.cells)
-    if (c.backend == "sim" && c.violations_pred.valid) sim[{c.preset, c.algorithm}] = &c;
+  const auto sim = CellsOf(r, "sim");
   ojson cells = ojson::array();
   for (const StudyCell& c : r.cells) {
     ojson x{{"backend", c.backend},
@@ -201,7 +202,8 @@ ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
                                 std::to_string(c.backend == "sim" ? o.sim_seeds : o.redis_seeds)}};
     if (!c.first_error.empty()) x["error"] = c.first_error;
     if (c.violations_pred.valid || c.damage_pred.valid) x["prediction"] = PredictionJson(c);
-    if (auto it = sim.find({c.preset, c.algorithm}); c.backend == "redis" && c.completed > 0 && it != sim.end())
+    if (auto it = sim.find({c.preset, c.algorithm});
+        c.backend == "redis" && c.completed > 0 && it != sim.end() && it->second->violations_pred.valid)
       x["within_prediction"] = ojson{
           {"violations_per_acquisition", WithinPrediction(it->second->violations_pred, c.violations_per_acq.estimate)},
           {"damage_per_acquisition", WithinPrediction(it->second->damage_pred, c.damage_per_acq.estimate)}};
