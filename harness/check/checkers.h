@@ -59,6 +59,9 @@ struct ResourceResult {
   // (what it read changed under it: damage), and how many read holds there were.
   int64_t stale_reads = 0;
   int64_t read_holds = 0;
+  // The study's, the maps', the suite's and validation's damage: lost updates + oversold. (The
+  // scenarios and explore also count stale writes and reads; they say so where they add them.)
+  int64_t LostOrOversold() const { return lost_updates + oversold; }
 };
 
 struct LivenessResult {

@@ -29,7 +29,7 @@ RunFigures Figures(const RunResult& r, bool with_replay) {
   f.fired = r.faults_unfired == 0;
   if (with_replay) f.replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
   f.violations = static_cast<double>(r.check.safety.violations);
-  f.damage = static_cast<double>(r.check.resource.lost_updates + r.check.resource.oversold);
+  f.damage = static_cast<double>(r.check.resource.LostOrOversold());
   f.acquired = static_cast<double>(r.check.liveness.acquired);
   return f;
 }

@@ -24,7 +24,7 @@ RunFigures Figures(const RunResult& r) {
   f.completed = r.completed;
   f.error = r.error;
   f.violations = static_cast<double>(r.check.safety.violations);
-  f.damage = static_cast<double>(r.check.resource.lost_updates + r.check.resource.oversold);
+  f.damage = static_cast<double>(r.check.resource.LostOrOversold());
   f.acquired = static_cast<double>(r.check.liveness.acquired);
   f.p99_acquire_ms = r.check.latency.acquire.p99;
   return f;

@@ -150,7 +150,7 @@ void PrintSuiteTable(const SuiteOptions& o, const std::vector<std::vector<RunRes
       const std::string mark = r->completed ? "" : "*";  // figures of a cut-short run are partial
       any_incomplete = any_incomplete || !r->completed;
       row.push_back(std::to_string(r->check.safety.violations) + mark);
-      row.push_back(std::to_string(r->check.resource.lost_updates + r->check.resource.oversold) + mark);
+      row.push_back(std::to_string(r->check.resource.LostOrOversold()) + mark);
       row.push_back(std::to_string(r->check.liveness.acquired) + mark);
       row.push_back(Fixed(r->check.latency.acquire.p99, 1) + mark);
     }

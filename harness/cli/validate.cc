@@ -254,7 +254,7 @@ std::optional<Figure> FigureOf(MetricId id, const RunResult& r) {
     case MetricId::kViolationsPerAcquisition:
       return Figure{static_cast<double>(c.safety.violations), acquired};
     case MetricId::kLostUpdatesPerAcquisition:
-      return Figure{static_cast<double>(c.resource.lost_updates + c.resource.oversold), acquired};
+      return Figure{static_cast<double>(c.resource.LostOrOversold()), acquired};
     case MetricId::kAcquisitions:
       return Figure{acquired, 1};
     case MetricId::kAcquireP99Ms:

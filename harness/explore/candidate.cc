@@ -257,7 +257,7 @@ Observed Classify(const RunResult& r, const std::vector<Event>& events, double l
   const CheckResult& c = r.check;
   o.overlap = c.safety.violations > 0;
   o.pairs = c.safety.overlapping_pairs;
-  o.damage = c.resource.lost_updates + c.resource.oversold + c.resource.stale_writes_accepted > 0;
+  o.damage = c.resource.LostOrOversold() + c.resource.stale_writes_accepted > 0;
   o.stuck = c.liveness.stuck_ms_max >= liveness_bound_ms;
   o.releases_failed = c.liveness.releases_failed > 0;
   o.stuck_unexplained = o.stuck && UnexplainedStuckMs(events, r.duration_us, ttl_ms) >= liveness_bound_ms;

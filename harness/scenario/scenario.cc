@@ -590,7 +590,7 @@ Verdict Judge(const ScenarioRun& run, const RunResult& r) {
     judge(!HasPair(safety.overlapping_pairs, p), pair_text(p) + " apart",
           HasPair(safety.overlapping_pairs, p) ? pair_text(p) + " overlap" : pair_text(p) + " apart");
   if (e.damage.has_value()) {
-    const int64_t damage = res.lost_updates + res.oversold + res.stale_writes_accepted + res.stale_reads;
+    const int64_t damage = res.LostOrOversold() + res.stale_writes_accepted + res.stale_reads;
     std::string o = damage > 0 ? "damage (lost " + std::to_string(res.lost_updates) + ", oversold " +
                                      std::to_string(res.oversold) + ", stale " +
                                      std::to_string(res.stale_writes_accepted) +

@@ -173,7 +173,7 @@ std::string ScenarioMatrix(const std::vector<MatrixRow>& rows) {
     t.AddRow({m.scenario, m.variant, m.backend, m.algorithm, m.judged ? m.verdict.expected : "-",
               m.verdict.observed.empty() ? "-" : m.verdict.observed, std::to_string(r.check.safety.violations),
               Fixed(r.check.safety.overlap_ms_total, 0),
-              std::to_string(res.lost_updates + res.oversold + res.stale_writes_accepted),
+              std::to_string(res.LostOrOversold() + res.stale_writes_accepted),
               Fixed(r.check.liveness.stuck_ms_max, 0), std::to_string(r.check.liveness.acquired),
               std::to_string(r.check.liveness.releases_failed),
               !m.judged ? "-" : m.verdict.matches ? "as expected" : "DIFFERS"});
