@@ -28,6 +28,7 @@ const char* kFooter =
     "  node.publish_per_receiver_us  PUBLISH to 0, 10, 100 subscribers: the slope per subscriber\n"
     "  node.blpop_serve_us       an LPUSH that serves a parked BLPOP client, minus one nobody waits for\n"
     "  one_way_us                one-at-a-time PING round trips minus the server's CPU per PING, halved\n"
+    "  replica_one_way_us        on a master with one replica: (WAIT 1 right after a SET - a PING) / 2\n"
     "  client.send_us/reply_us   CPU (getrusage) of locklab's real runtime per command, split in halves\n"
     "  client.timer_us           CPU of the real runtime per sleep (a timer firing, a coroutine resumed)\n"
     "  client.hold_us            CPU of the real runtime per message it holds for an injected delay\n"

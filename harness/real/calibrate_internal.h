@@ -38,6 +38,7 @@ struct Sizes {
   int client_pairs = 2;      // pairs per round
   int wake_samples = 200;    // timer firings per idle time per round (wake_after_idle); a tenth
                              // of them at idle times of 10 ms and more
+  int replica_pairs = 300;   // SET + WAIT 1 + PING per round on a master with one replica
   static Sizes Quick();
 };
 
@@ -57,6 +58,9 @@ struct NodeSamples {
   std::map<std::string, std::vector<double>> locklab_script_us;  // script name -> per EVALSHA
   std::map<std::string, std::pair<double, double>> commandstats;  // command -> (calls, usec)
   double info_cost_us = 0;  // one INFO cpu's own server CPU, taken out of every CPU difference
+  // Per round, on a master with one replica: the mean wall time of WAIT 1 right after a SET, and
+  // of a PING after it (the round trip alone).
+  std::vector<double> replica_wait_us, replica_ping_us;
 };
 
 struct ClientSamples {
@@ -129,6 +133,12 @@ Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamp
 // One client of the real runtime, otherwise idle, sleeping each of kWakeIdleUs in turn: how much
 // later than due each sleep ended (its timer fired and its coroutine resumed).
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out);
+
+// A master with one replica (its own servers, not the ones measured above: a replica makes the
+// master's writes cost more): replica_pairs times a SET, a timed WAIT 1 1000 (which must say 1),
+// a timed PING; appends one mean of each. The replica trip is (WAIT - PING) / 2: the write's
+// state there and the acknowledgement back.
+Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out);
 
 // Least squares y = a + b x.
 std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y);

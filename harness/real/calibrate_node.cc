@@ -96,6 +96,7 @@ Sizes Sizes::Quick() {
   s.client_m2 = 60;
   s.wake_samples = 20;
   s.client_pairs = 1;
+  s.replica_pairs = 50;
   return s;
 }
 

@@ -73,6 +73,11 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   ExpectSane("hold_us", m.client.hold_us);
   ExpectSane("message_us", m.client.message_us);
   ExpectSane("one_way_us", m.one_way_us);
+  // A WAIT for the replica costs more than a PING: the trip is at least the 1 µs floor.
+  EXPECT_GE(m.replica_one_way_us, 1.0);
+  EXPECT_LT(m.replica_one_way_us, 100'000.0);
+  EXPECT_GT(c->context.measurements["cross_checks"]["replica_wait_us"].get<double>(),
+            c->context.measurements["cross_checks"]["replica_ping_us"].get<double>());
   // Work costs time: a command, a delivery, the client's side, the path.
   EXPECT_GT(m.node.command_us.MeanUs(), 0.0);
   EXPECT_GT(m.node.publish_per_receiver_us.MeanUs(), 0.0);

@@ -286,6 +286,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
     l["reply_write_us"] = DistJson(model.loop.reply_write_us);
   }
   j["one_way_us"] = DistJson(model.one_way_us);
+  if (model.replica_one_way_us > 0) j["replica_one_way_us"] = model.replica_one_way_us;
   j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
   return j;
 }
@@ -295,7 +296,8 @@ Status WriteProfile(const std::string& path, const sim::CostModel& model, const 
 }
 
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
-  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "node", "client", "loop", "one_way_us", "measurements"});
+  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "node", "client", "loop", "one_way_us", "replica_one_way_us",
+                                 "measurements"});
       !s.ok())
     return s;
   if (!j.contains("schema")) return Bad("schema", "missing");
@@ -317,6 +319,13 @@ Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* 
   Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
   if (!one_way.ok()) return one_way.status();
   m.one_way_us = std::move(*one_way);
+  if (j.contains("replica_one_way_us")) {
+    const nlohmann::json& r = j.at("replica_one_way_us");
+    if (!r.is_number()) return Bad("replica_one_way_us", "must be a number");
+    const double us = r.get<double>();
+    if (!(us >= 1 && us <= 1e6)) return Bad("replica_one_way_us", "must be from 1 to 1000000 (µs)");
+    m.replica_one_way_us = us;
+  }
   if (context_out != nullptr) {
     *context_out = std::move(context);
     if (j.contains("measurements")) context_out->measurements = j.at("measurements");

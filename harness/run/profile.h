@@ -18,6 +18,9 @@
 //             "reply_write_us": DIST},                      model): how messages travel and when a
 //                                                         process handles them (sim/cost_model.h)
 //    "one_way_us": DIST,
+//    "replica_one_way_us": 17.2,                          optional: master to replica one way, µs,
+//                                                         a constant from 1 to 1e6 (absent: the
+//                                                         simulator's 1 ms)
 //    "measurements": {...}}                               how each figure was measured: sample
 //                                                         counts, trimming, cross-checks (free
 //                                                         form, informative, not read back)

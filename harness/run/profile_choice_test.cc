@@ -5,6 +5,9 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "harness/run/build_info.h"
 #include "harness/run/profile.h"
 #include "harness/run/run_spec.h"
 
@@ -74,6 +77,32 @@ TEST(ProfileChoice, SameSeedSameRunWithTheDefaultProfile) {
   EXPECT_EQ(a.commands.by_client, b.commands.by_client);
   EXPECT_EQ(a.history_events, b.history_events);
   EXPECT_NE(a.duration_us, Busy("default", 6).duration_us);
+}
+
+// replica_one_way_us sets the master-to-replica trip: a WAIT for one replica after a write is
+// answered two trips later (the write's state there, the acknowledgement back), where profiles
+// without the key keep the simulator's 1 ms each way.
+TEST(ProfileChoice, ReplicaTripComesFromTheProfile) {
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(std::string(SourceDir()) + "/harness/profiles/default.json"));
+  j["replica_one_way_us"] = 30;
+  const std::string path = ::testing::TempDir() + "/replica_profile.json";
+  std::ofstream(path) << j.dump();
+  auto p50_ms = [](const std::string& profile) {
+    RunSpec s;
+    s.algorithm = "wait";
+    s.clients = 1;
+    s.requests = 20;
+    s.profile = profile;
+    EXPECT_TRUE(ResolveSpec(&s).ok());
+    const RunResult r = RunOne(s, false);
+    EXPECT_TRUE(r.completed) << r.error;
+    EXPECT_EQ(r.check.liveness.acquired, 20);
+    return r.check.latency.acquire.p50;
+  };
+  EXPECT_GE(p50_ms("default"), 2.0);  // SET, then WAIT: 1 ms there and 1 ms back
+  const double fast = p50_ms(path);
+  EXPECT_GE(fast, 0.06);  // the two 30 us trips and a round trip or two
+  EXPECT_LT(fast, 0.5);
 }
 
 }  // namespace

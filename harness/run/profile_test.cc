@@ -35,6 +35,7 @@ sim::CostModel Sample() {
   m.loop.wire_us = sim::CostDist::Constant(5.25);
   m.loop.reply_write_us = D({{0, 3}, {1, 4}});
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
+  m.replica_one_way_us = 30.5;
   return m;
 }
 
@@ -84,6 +85,7 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->loop.wire_us, m.loop.wire_us));
   EXPECT_TRUE(SameDist(back->loop.reply_write_us, m.loop.reply_write_us));
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
+  EXPECT_EQ(back->replica_one_way_us, 30.5);
   // The context comes back too; writing the loaded model again gives the same text.
   nlohmann::json j = nlohmann::json::parse(std::ifstream(Path("sub/p.json")));
   ProfileContext c2;
@@ -124,6 +126,8 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
       {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us and reply_write_us belong to"},
       {[](auto& j) { j["loop"]["turns"] = 1; }, "loop.turns: unknown key"},
       {[](auto& j) { j["loop"] = 3; }, "loop: must be an object"},
+      {[](auto& j) { j["replica_one_way_us"] = 0; }, "replica_one_way_us: must be from 1 to 1000000"},
+      {[](auto& j) { j["replica_one_way_us"] = "30"; }, "replica_one_way_us: must be a number"},
   };
   for (const Case& c : cases) {
     const Status s = LoadEdited(c.edit);
@@ -135,6 +139,7 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
                 j["client"].erase("wake_after_idle");
                 j["client"].erase("message_us");
                 j.erase("loop");
+                j.erase("replica_one_way_us");
               }).ok());
   EXPECT_TRUE(LoadEdited([](auto& j) { j["loop"] = {{"model", "queue"}}; }).ok());
   // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed

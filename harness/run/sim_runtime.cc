@@ -1,5 +1,8 @@
 #include "harness/run/sim_runtime.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "sim/simulator.h"
 
 namespace locklab {
@@ -66,6 +69,8 @@ class SimRuntime : public Runtime {
     s.net = cfg.net;
     s.cost = cfg.cost;
     s.net.mean_us += cfg.cost.legacy_delay_floor_us;  // the legacy model's path; 0 for a profile
+    if (cfg.cost.replica_one_way_us > 0)
+      s.repl_delay_us = std::max<int64_t>(1, std::llround(cfg.cost.replica_one_way_us));
     return s;
   }
 
