@@ -96,6 +96,10 @@ struct CostModel {
   ClientCosts client;
   LoopCosts loop;
   CostDist one_way_us;     // the network path (loopback) one way, before injected delay (queue)
+  // Master to replica, one way (a write's new state, and WAIT's acknowledgement back), µs, a
+  // constant. 0: the simulator's own default (SimConfig::repl_delay_us, 1 ms), which every
+  // profile before this key ran with.
+  double replica_one_way_us = 0;
   // The legacy model's stand-in for a path: added to the injected delay's mean (NetModel) by
   // whoever runs the model (harness/run/sim_runtime.cc). 0 for every measured profile, which has
   // one_way_us instead; profile files cannot set it.
