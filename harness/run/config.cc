@@ -186,6 +186,7 @@ json ToJson(const RunSpec& spec) {
     if (!f.in_faults && f.key == std::string_view("trace") && spec.trace == kDefaultTrace) continue;
     // Added after many reports were written: left out at its default so that they keep their bytes.
     if (std::string_view(f.key) == "read_ratio" && spec.read_ratio == 0) continue;
+    if (std::string_view(f.key) == "hold_spread_ms" && spec.hold_spread_ms == 0) continue;
     if (std::string_view(f.key) == "failover_by" && spec.failover_by == "script") continue;
     (f.in_faults ? faults : j)[f.key] = FieldJson(f, spec);
   }

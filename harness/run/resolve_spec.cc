@@ -77,6 +77,8 @@ Status CheckSizes(const RunSpec* s) {
     return Status::Invalid("requests must be in [0, " + std::to_string(kMaxRequests) + "]");
   if (s->ttl_ms < 1) return Status::Invalid("ttl_ms must be >= 1");
   if (s->hold_ms < 0) return Status::Invalid("hold_ms must be >= 0");
+  if (s->hold_spread_ms < 0 || s->hold_spread_ms > s->hold_ms)
+    return Status::Invalid("hold_spread_ms must be in [0, hold_ms]");
   if (s->acquire_timeout_ms < 0) return Status::Invalid("acquire_timeout_ms must be >= 0");
   if (s->command_timeout_ms < 1) return Status::Invalid("command_timeout_ms must be >= 1");
   if (s->max_duration_ms < 1) return Status::Invalid("max_duration_ms must be >= 1");

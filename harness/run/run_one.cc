@@ -103,6 +103,7 @@ void StartClients(const RunSpec& spec, Runtime& rt, History& history, ClientSet&
   ParseWorkload(spec.workload, &state.kind);
   state.requests_left = spec.requests;
   state.hold_ms = spec.hold_ms;
+  state.hold_spread_ms = spec.hold_spread_ms;
   state.acquire_timeout_ms = spec.acquire_timeout_ms;
   state.resource.value = state.kind == WorkloadKind::kSeckill ? spec.stock : 0;
   state.lock_free = alg->lock_free;

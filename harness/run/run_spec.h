@@ -53,6 +53,12 @@ struct RunSpec {
   int64_t requests = 200;             // acquisitions attempted, in total over all clients
   int64_t ttl_ms = 1000;
   int64_t hold_ms = 10;               // think time inside the critical section
+  // Holds of random length: each request's hold is uniform in [hold_ms - hold_spread_ms,
+  // hold_ms + hold_spread_ms] ms, drawn from the client's seed; at most hold_ms. 0 (the default):
+  // every hold is hold_ms and nothing is drawn (runs without it keep their bytes). Random holds
+  // break the in-step cycle a fixed hold gives a run (README "Plateaus that do not rise"). In a
+  // report's config only when it is not 0. Scripted runs' plans keep their own fixed holds.
+  int64_t hold_spread_ms = 0;
   int64_t acquire_timeout_ms = 10000; // a request gives up after this long
   int64_t command_timeout_ms = 1000;  // a command with no reply by then has an unknown outcome
   int nodes = 0;                      // Redis endpoints; 0 = what the algorithm needs

@@ -35,6 +35,10 @@ const std::vector<SpecField>& SpecFields() {
       {"ttl_ms", false, "lock time-to-live, ms", [](RunSpec& s) -> FieldPtr { return &s.ttl_ms; }},
       {"hold_ms", false, "think time inside the critical section, ms",
        [](RunSpec& s) -> FieldPtr { return &s.hold_ms; }},
+      {"hold_spread_ms", false,
+       "holds of random length: each hold uniform in [hold_ms - this, hold_ms + this] ms, at most hold_ms (0: every "
+       "hold is hold_ms)",
+       [](RunSpec& s) -> FieldPtr { return &s.hold_spread_ms; }},
       {"acquire_timeout_ms", false, "a request gives up acquiring after this long, ms",
        [](RunSpec& s) -> FieldPtr { return &s.acquire_timeout_ms; }},
       {"command_timeout_ms", false, "a command with no reply by then has an unknown outcome, ms",

@@ -7,7 +7,7 @@ namespace {
 
 // The critical section. Returns after the write (or after deciding not to write, or when the
 // resource refused the read: a stale fence). A reader only reads.
-Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s, int64_t hold_ms, bool read_only) {
+Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s, int64_t hold_us, bool read_only) {
   History& h = *s.history;
   const int c = env.client_id();
   int64_t read = 0;
@@ -16,12 +16,12 @@ Task<void> CriticalSection(Env& env, Lock& lock, WorkloadState& s, int64_t hold_
     co_return;
   }
   h.Add(s.runtime->TrueNowUs(), c, Ev::kRead, read);
-  if (read_only) {  // a reader: uses what it read for hold_ms, writes nothing
-    co_await env.SleepMs(hold_ms);
+  if (read_only) {  // a reader: uses what it read for the hold, writes nothing
+    co_await env.SleepUs(hold_us);
     co_return;
   }
   if (s.kind == WorkloadKind::kSeckill && read <= 0) co_return;  // sold out: nothing to do
-  co_await env.SleepMs(hold_ms);
+  co_await env.SleepUs(hold_us);
   const int64_t next = s.kind == WorkloadKind::kCounter ? read + 1 : read - 1;
   const int64_t t = s.runtime->TrueNowUs();
   if (!s.resource.Write(next, lock.fence())) {
@@ -108,7 +108,10 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
     }
     h.Add(acquired_us, c, Ev::kEnter, lock.fence(), read ? kReadHold : "");
     if (lock.reentries() > 0) co_await Reenter(lock, lock.reentries());
-    co_await CriticalSection(env, lock, s, hold_ms, read);
+    // Holds of random length (drawn only when set: other runs draw nothing more).
+    const int64_t spread_us = plan == nullptr ? s.hold_spread_ms * 1000 : 0;
+    const int64_t this_hold_us = hold_ms * 1000 + (spread_us > 0 ? env.Uniform(-spread_us, spread_us) : 0);
+    co_await CriticalSection(env, lock, s, this_hold_us, read);
     const int64_t left_us = s.runtime->TrueNowUs();
     h.Add(left_us, c, Ev::kExit);
     h.Add(left_us, c, Ev::kReleaseStart);

@@ -61,6 +61,7 @@ struct WorkloadState {
   int64_t requests_left = 0;
   int64_t next_request = 0;
   int64_t hold_ms = 0;
+  int64_t hold_spread_ms = 0;  // shared-pool holds uniform in [hold_ms - this, hold_ms + this] ms
   int64_t acquire_timeout_ms = 0;
   bool lock_free = false;  // the algorithm sells the stock in Redis (AlgorithmInfo::lock_free)
   double read_ratio = 0;   // share of requests that only read, under a read lock (rwlock)

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "harness/report/report.h"
+#include "harness/run/config.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
@@ -85,6 +90,63 @@ TEST(FencedCriticalSection, OverlappingHoldersLoseNoUpdate) {
   EXPECT_EQ(r.check.resource.stale_writes_accepted, 0);
   EXPECT_EQ(r.check.resource.lost_updates, 0);
   EXPECT_EQ(r.counter_final, 1);
+}
+
+// Holds of random length (RunSpec::hold_spread_ms): with a spread every hold the history records
+// lies in [hold - spread, hold + spread] (plus the critical section's costs) and they differ.
+// Without one nothing more is drawn, so a run keeps its bytes (the goldens check that).
+std::vector<int64_t> HoldsUs(int64_t spread_ms) {
+  RunSpec s;
+  s.clients = 1;
+  s.requests = 40;
+  s.hold_ms = 20;
+  s.hold_spread_ms = spread_ms;
+  s.trace = "none";
+  std::string err;
+  EXPECT_TRUE(ResolveSpec(&s).ok(&err)) << err;
+  RunResult r = RunOne(s, false, /*keep_events=*/true);
+  EXPECT_TRUE(r.completed) << r.error;
+  std::vector<int64_t> holds;
+  int64_t enter_us = -1;
+  for (const Event& e : r.events) {
+    if (e.type == Ev::kEnter) enter_us = e.t_us;
+    if (e.type == Ev::kExit && enter_us >= 0) holds.push_back(e.t_us - enter_us);
+  }
+  return holds;
+}
+
+TEST(HoldSpread, EachHoldIsDrawnWithinTheSpread) {
+  // Without a spread every hold is the 20 ms sleep plus the read's and the write's costs (a
+  // hundred microseconds or so, drawn by the cost model).
+  const std::vector<int64_t> fixed = HoldsUs(0);
+  ASSERT_EQ(fixed.size(), 40u);
+  const auto [fixed_lo, fixed_hi] = std::minmax_element(fixed.begin(), fixed.end());
+  EXPECT_GE(*fixed_lo, 20'000);
+  EXPECT_LT(*fixed_hi - *fixed_lo, 1'000);
+  const int64_t costs_us = *fixed_hi - 20'000;
+  const std::vector<int64_t> spread = HoldsUs(10);
+  ASSERT_EQ(spread.size(), 40u);
+  const auto [lo, hi] = std::minmax_element(spread.begin(), spread.end());
+  EXPECT_GE(*lo, 10'000);
+  EXPECT_LE(*hi, 30'000 + costs_us + 1'000);
+  EXPECT_GT(*hi - *lo, 10'000);  // 40 uniform draws over 20 ms cover more than half of it
+}
+
+TEST(HoldSpread, IsInTheConfigOnlyWhenSetAndRefusedBeyondTheHold) {
+  RunSpec s;
+  EXPECT_FALSE(ToJson(s).contains("hold_spread_ms"));
+  s.hold_spread_ms = 5;
+  EXPECT_EQ(ToJson(s)["hold_spread_ms"], 5);
+  RunSpec back;
+  std::string err;
+  ASSERT_TRUE(FromJson(ToJson(s), &back).ok(&err)) << err;
+  EXPECT_EQ(back.hold_spread_ms, 5);
+  EXPECT_NE(ReplayCommand(s).find("--hold-spread-ms 5"), std::string::npos);
+  s.hold_spread_ms = s.hold_ms + 1;
+  EXPECT_FALSE(ResolveSpec(&s).ok(&err));
+  EXPECT_EQ(err, "hold_spread_ms must be in [0, hold_ms]");
+  s.hold_spread_ms = -1;
+  EXPECT_FALSE(ResolveSpec(&s).ok(&err));
 }
 
 }  // namespace
