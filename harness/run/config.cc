@@ -180,14 +180,9 @@ json ToJson(const FaultSpec& faults) {
 json ToJson(const RunSpec& spec) {
   json j = json::object();
   json faults = json::object();
+  static const RunSpec kDefaults;
   for (const SpecField& f : SpecFields()) {
-    // The trace mode only when it is not the default: reports written before it existed stay as
-    // they were, and read back as "commands".
-    if (!f.in_faults && f.key == std::string_view("trace") && spec.trace == kDefaultTrace) continue;
-    // Added after many reports were written: left out at its default so that they keep their bytes.
-    if (std::string_view(f.key) == "read_ratio" && spec.read_ratio == 0) continue;
-    if (std::string_view(f.key) == "hold_spread_ms" && spec.hold_spread_ms == 0) continue;
-    if (std::string_view(f.key) == "failover_by" && spec.failover_by == "script") continue;
+    if (f.omitted_at_default && FieldEquals(f, spec, kDefaults)) continue;
     (f.in_faults ? faults : j)[f.key] = FieldJson(f, spec);
   }
   json plan = json::array();

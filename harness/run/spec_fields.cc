@@ -38,7 +38,8 @@ const std::vector<SpecField>& SpecFields() {
       {"hold_spread_ms", false,
        "holds of random length: each hold uniform in [hold_ms - this, hold_ms + this] ms, at most hold_ms (0: every "
        "hold is hold_ms)",
-       [](RunSpec& s) -> FieldPtr { return &s.hold_spread_ms; }},
+       [](RunSpec& s) -> FieldPtr { return &s.hold_spread_ms; },
+       true},
       {"acquire_timeout_ms", false, "a request gives up acquiring after this long, ms",
        [](RunSpec& s) -> FieldPtr { return &s.acquire_timeout_ms; }},
       {"command_timeout_ms", false, "a command with no reply by then has an unknown outcome, ms",
@@ -50,12 +51,14 @@ const std::vector<SpecField>& SpecFields() {
       {"failover_by", false,
        "who promotes node 0's replica in a failover fault: script (locklab, at the planned time) or sentinel "
        "(three real redis-sentinel notice the dead master and promote it; --backend redis only; implies --replica)",
-       [](RunSpec& s) -> FieldPtr { return &s.failover_by; }},
+       [](RunSpec& s) -> FieldPtr { return &s.failover_by; },
+       true},
       {"stock", false, "seckill: initial stock", [](RunSpec& s) -> FieldPtr { return &s.stock; }},
       {"read_ratio", false,
        "share of requests, [0, 1], that only read the resource under a read lock (rwlock: readers share it, a "
        "writer excludes everyone; a write while a reader is inside is a stale read)",
-       [](RunSpec& s) -> FieldPtr { return &s.read_ratio; }},
+       [](RunSpec& s) -> FieldPtr { return &s.read_ratio; },
+       true},
       {"seed", false, "seed of every random choice (network, clocks, pauses, tokens)",
        [](RunSpec& s) -> FieldPtr { return &s.seed; }},
       {"profile", false,
@@ -67,7 +70,8 @@ const std::vector<SpecField>& SpecFields() {
       {"trace", false,
        "what the history keeps: commands (every Redis command too: timelines show them), locks (lock, "
        "workload and fault events) or none (only what the checkers read: fastest); the figures are the same",
-       [](RunSpec& s) -> FieldPtr { return &s.trace; }},
+       [](RunSpec& s) -> FieldPtr { return &s.trace; },
+       true},
       {"gc_pause_ms", true, "length of each stop-the-world client pause, ms (0: off)",
        [](RunSpec& s) -> FieldPtr { return &s.faults.gc_pause_ms; }},
       {"gc_pause_rate", true, "pauses per client per second (Poisson, drawn from the seed)",

@@ -23,6 +23,9 @@ struct SpecField {
   bool in_faults;
   const char* help;  // one line, with units, for --help and `locklab list`
   FieldPtr (*get)(RunSpec& spec);
+  // Added after many reports were written: a config JSON leaves the field out while it has its
+  // default, so that those reports keep their bytes (and read back with the default).
+  bool omitted_at_default = false;
 
   // "--ttl-ms": the key with '_' -> '-'.
   std::string flag() const;

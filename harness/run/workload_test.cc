@@ -94,7 +94,7 @@ TEST(FencedCriticalSection, OverlappingHoldersLoseNoUpdate) {
 
 // Holds of random length (RunSpec::hold_spread_ms): with a spread every hold the history records
 // lies in [hold - spread, hold + spread] (plus the critical section's costs) and they differ.
-// Without one nothing more is drawn, so a run keeps its bytes (the goldens check that).
+// Without one nothing more is drawn, so a run keeps its bytes.
 std::vector<int64_t> HoldsUs(int64_t spread_ms) {
   RunSpec s;
   s.clients = 1;
