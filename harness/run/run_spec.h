@@ -56,8 +56,8 @@ struct RunSpec {
   // Holds of random length: each request's hold is uniform in [hold_ms - hold_spread_ms,
   // hold_ms + hold_spread_ms] ms, drawn from the client's seed; at most hold_ms. 0 (the default):
   // every hold is hold_ms and nothing is drawn (runs without it keep their bytes). Random holds
-  // break the in-step cycle a fixed hold gives a run (README "Plateaus that do not rise"). In a
-  // report's config only when it is not 0. Scripted runs' plans keep their own fixed holds.
+  // break the in-step cycle a fixed hold gives a run (README "Plateaus that did not rise, and
+  // why"). In a report's config only when it is not 0. Scripted runs' plans keep their own holds.
   int64_t hold_spread_ms = 0;
   int64_t acquire_timeout_ms = 10000; // a request gives up after this long
   int64_t command_timeout_ms = 1000;  // a command with no reply by then has an unknown outcome
