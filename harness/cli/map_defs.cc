@@ -211,9 +211,11 @@ void AddFaultMaps(std::vector<MapDef>& m) {
                "master before it died still works, and only if it retries before that hold ends: the lag plus what is "
                "left of that hold must exceed TTL less the key's age. With holds of 10..30 ms that is possible from "
                "x > 0.4 (a chain of holds adding up just so: rare), common from x > 0.7 (the key's age alone) and "
-               "true of every run from x >= 1. Redlock loses one of 5 copies and keeps its quorum; WAIT holds only a "
-               "key the replica acknowledged, so the promotion loses none (but no lock is taken after it: no replica "
-               "is left)",
+               "true of every run from x >= 1. At any lag, a cut that falls in a hand-off (the release's DEL has "
+               "reached the replica, the next SET has not: a round trip in each hold, plus the replication trip) "
+               "leaves the replica with no key at all: a floor of well under 1%. Redlock loses one of 5 copies and "
+               "keeps its quorum; WAIT holds only a key the replica acknowledged, so the promotion loses none (but no "
+               "lock is taken after it: no replica is left)",
                MapUnit::kFault,
                {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 3},
                {{"token (master + replica)", "token", MapMetric::kViolations},
