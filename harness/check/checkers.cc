@@ -7,6 +7,8 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "harness/check/holds.h"
+
 namespace locklab {
 namespace {
 
@@ -74,52 +76,6 @@ class LockMap {
 
 // ---------------------------------------------------------------------------------------------
 // Mutual exclusion
-
-struct Hold {
-  int client = -1;
-  bool read = false;             // a reader's hold (kEnter detail kReadHold): readers may share
-  int64_t acquire_start_us = 0;  // the kAcquireStart that led to this hold (or the enter)
-  int64_t enter_us = 0;
-  int64_t exit_us = 0;
-};
-
-// Builds every client's holds: kEnter up to its kExit, kCrash, or the end of the run.
-std::vector<Hold> CollectHolds(const std::vector<Event>& ev, int64_t end_us) {
-  size_t slots = ClientSlots(ev);
-  std::vector<int64_t> acquire_start(slots, kNever);
-  std::vector<int> open(slots, -1);  // index into holds of the client's open hold
-  std::vector<Hold> holds;
-  for (const Event& e : ev) {
-    if (e.client < 0) continue;
-    size_t c = static_cast<size_t>(e.client);
-    switch (e.type) {
-      case Ev::kAcquireStart:
-        acquire_start[c] = e.t_us;
-        break;
-      case Ev::kEnter:
-        // A second enter without an exit continues the same hold.
-        if (open[c] < 0) {
-          open[c] = static_cast<int>(holds.size());
-          int64_t from = acquire_start[c] == kNever ? e.t_us : acquire_start[c];
-          holds.push_back(Hold{e.client, e.detail == kReadHold, from, e.t_us, e.t_us});
-        }
-        break;
-      case Ev::kExit:
-      case Ev::kCrash:
-        if (open[c] >= 0) {
-          holds[static_cast<size_t>(open[c])].exit_us = e.t_us;
-          open[c] = -1;
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  for (int i : open) {
-    if (i >= 0) holds[static_cast<size_t>(i)].exit_us = end_us;
-  }
-  return holds;
-}
 
 // Order of boundaries at one instant: exits first (a handoff at the same instant is not an
 // overlap), then enters, then zero-length holds, which are an enter and an exit in one and

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "harness/check/holds.h"
 #include "harness/run/config.h"
 
 namespace locklab {
@@ -43,31 +44,6 @@ json StepJson(const FaultAction& f) {
     default: break;
   }
   return s;
-}
-
-struct Hold {
-  int client = 0;
-  int64_t enter_us = 0, exit_us = 0;
-};
-
-// Every hold: kEnter to kExit, kCrash or the end of the run.
-std::vector<Hold> Holds(const std::vector<Event>& events, int64_t end_us) {
-  std::map<int, int64_t> enter;
-  std::vector<Hold> out;
-  auto close = [&](int c, int64_t t) {
-    auto it = enter.find(c);
-    if (it == enter.end()) return;
-    out.push_back({c, it->second, t});
-    enter.erase(it);
-  };
-  for (const Event& e : events) {
-    if (e.type == Ev::kEnter) enter[e.client] = e.t_us;
-    if (e.type == Ev::kExit || e.type == Ev::kCrash) close(e.client, e.t_us);
-  }
-  std::vector<int> open;
-  for (const auto& [c, t] : enter) open.push_back(c);
-  for (int c : open) close(c, end_us);
-  return out;
 }
 
 // Client pauses: [start, end) per client.
@@ -159,7 +135,7 @@ std::vector<FindingClass> Observed::Findings(const std::vector<FindingClass>& fi
 }
 
 std::vector<std::pair<int, int>> UnexplainedOverlaps(const std::vector<Event>& events, int64_t end_us) {
-  const std::vector<Hold> holds = Holds(events, end_us);
+  const std::vector<Hold> holds = CollectHolds(events, end_us);
   const auto pauses = Pauses(events, end_us);
   auto explained = [&](const Hold& h) {
     auto it = pauses.find(h.client);
@@ -173,7 +149,7 @@ std::vector<std::pair<int, int>> UnexplainedOverlaps(const std::vector<Event>& e
     for (size_t j = i + 1; j < holds.size(); ++j) {
       const Hold& a = holds[i];
       const Hold& b = holds[j];
-      if (a.client == b.client) continue;
+      if (a.client == b.client || (a.read && b.read)) continue;  // readers may share
       if (std::max(a.enter_us, b.enter_us) >= std::min(a.exit_us, b.exit_us)) continue;
       if (explained(a) || explained(b)) continue;
       out.emplace_back(std::min(a.client, b.client), std::max(a.client, b.client));

@@ -66,7 +66,8 @@ Observed Classify(const RunResult& r, const std::vector<Event>& events, double l
 // that hold (from its kEnter to its kExit): sorted, unique. A pause inside a critical section
 // explains the overlap every lock with a TTL has (only fencing protects the resource then); a
 // pause before the hold does not: a lock can measure how long acquiring took (Redlock's validity
-// check does).
+// check does). Two readers' holds (a read-write lock) may share and are never a pair. The holds
+// are the checkers' (harness/check/holds.h).
 std::vector<std::pair<int, int>> UnexplainedOverlaps(const std::vector<Event>& events, int64_t end_us);
 
 // The longest stretch (ms) with a waiter and no holder while no client was paused and no client

@@ -232,6 +232,35 @@ TEST(UnexplainedOverlaps, APauseExplainsItsHoldersOverlapOnly) {
   EXPECT_EQ(UnexplainedOverlaps(acquire, 2'000'000), (std::vector<std::pair<int, int>>{{0, 1}}));
 }
 
+// Readers of a read-write lock may share: two read holds are never a pair, a reader and a writer
+// are. A second enter without an exit (a reentrant lock) keeps the hold's first enter, as the
+// checkers count it: the overlap before the re-entry is still one.
+TEST(UnexplainedOverlaps, ReadersShareAndAReentryKeepsItsHold) {
+  std::vector<Event> ev;
+  auto add = [&](int64_t ms, int client, Ev type, const char* detail = "") {
+    ev.push_back({ms * 1000, client, type, 0, detail});
+  };
+  add(0, 0, Ev::kEnter, kReadHold);
+  add(10, 1, Ev::kEnter, kReadHold);
+  add(50, 0, Ev::kExit);
+  add(60, 1, Ev::kExit);
+  EXPECT_TRUE(UnexplainedOverlaps(ev, 100'000).empty());
+  add(70, 1, Ev::kEnter, kReadHold);
+  add(80, 2, Ev::kEnter);  // a writer inside with a reader
+  add(90, 1, Ev::kExit);
+  add(95, 2, Ev::kExit);
+  EXPECT_EQ(UnexplainedOverlaps(ev, 100'000), (std::vector<std::pair<int, int>>{{1, 2}}));
+
+  std::vector<Event> re;
+  auto at = [&](int64_t ms, int client, Ev type) { re.push_back({ms * 1000, client, type, 0, ""}); };
+  at(0, 0, Ev::kEnter);
+  at(10, 1, Ev::kEnter);
+  at(20, 1, Ev::kExit);
+  at(30, 0, Ev::kEnter);  // client 0 enters again, still inside: its hold began at 0
+  at(40, 0, Ev::kExit);
+  EXPECT_EQ(UnexplainedOverlaps(re, 100'000), (std::vector<std::pair<int, int>>{{0, 1}}));
+}
+
 TEST(UnexplainedStuck, PausesAndRecentCrashesExplainWaiting) {
   std::vector<Event> ev;
   auto add = [&](int64_t ms, int client, Ev type) { ev.push_back({ms * 1000, client, type, 0, ""}); };
