@@ -2,7 +2,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -81,10 +80,6 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, Load loa
     return Status::Ok();
   };
   return RuntimeRunCpuUs(address, cfg, start, check);
-}
-
-double SteadyUs() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 Task<void> WakeLoop(Env& env, int samples, std::map<int, std::vector<double>>* late) {

@@ -140,6 +140,9 @@ Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples*
 // state there and the acknowledgement back.
 Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out);
 
+// The steady clock in µs, for timing (differences only).
+double SteadyUs();
+
 // Least squares y = a + b x.
 std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y);
 

@@ -30,10 +30,6 @@ double ProcessCpuUs() {
   return us(ru.ru_utime) + us(ru.ru_stime);
 }
 
-double NowUs() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 Status Append(redisContext* c, const Argv& argv) {
   std::vector<const char*> words;
   std::vector<size_t> lens;
@@ -66,9 +62,9 @@ Status ReadReplies(redisContext* c, int n, const std::string& what) {
 Result<double> TimedBatch(const Conn& c, const std::vector<Argv>& cmds, const std::string& what) {
   for (const Argv& a : cmds)
     if (Status s = Append(c.get(), a); !s.ok()) return s;
-  const double t0 = NowUs();
+  const double t0 = SteadyUs();
   if (Status s = ReadReplies(c.get(), static_cast<int>(cmds.size()), what); !s.ok()) return s;
-  return NowUs() - t0;
+  return SteadyUs() - t0;
 }
 
 std::string InfoField(const std::string& info, const std::string& field) {
@@ -138,7 +134,7 @@ Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::fun
   in_flight = std::min(in_flight, drivers_.size());
   Result<double> cpu0 = ServerCpuUs();
   if (!cpu0.ok()) return cpu0.status();
-  const double t0 = NowUs();
+  const double t0 = SteadyUs();
   for (int r = 0; r < rounds; ++r) {
     for (size_t d = 0; d < in_flight; ++d) {
       redisContext* c = drivers_[d].get();
@@ -151,7 +147,7 @@ Result<std::pair<double, double>> NodeBench::Lockstep(int rounds, const std::fun
     for (size_t d = 0; d < in_flight; ++d)
       if (Status s = ReadReplies(drivers_[d].get(), 1, what); !s.ok()) return s;
   }
-  const double wall = NowUs() - t0;
+  const double wall = SteadyUs() - t0;
   Result<double> cpu1 = ServerCpuUs();
   if (!cpu1.ok()) return cpu1.status();
   const double n = static_cast<double>(rounds) * static_cast<double>(in_flight);
@@ -261,9 +257,9 @@ Status NodeBench::Pings() {
   if (!cpu0.ok()) return cpu0.status();
   const double client0 = ProcessCpuUs();
   for (int i = 0; i < sizes_.pings; ++i) {
-    const double t0 = NowUs();
+    const double t0 = SteadyUs();
     if (Result<std::string> r = Query(main_, {"PING"}); !r.ok()) return r.status();
-    out_->ping_rtt_us.push_back(NowUs() - t0);
+    out_->ping_rtt_us.push_back(SteadyUs() - t0);
   }
   const double client = (ProcessCpuUs() - client0) / sizes_.pings;
   Result<double> cpu1 = ServerCpuUs();
@@ -335,12 +331,12 @@ Status NodeBench::ParkWaiters() {
       if (redisBufferWrite(c.get(), &done) != REDIS_OK) return Status::Failed(std::string("BLPOP: ") + c.get()->errstr);
     if (done == 0) return Status::Failed("BLPOP: could not send");
   }
-  const double deadline_us = NowUs() + 5e6;
+  const double deadline_us = SteadyUs() + 5e6;
   for (;;) {
     Result<std::string> info = Query(main_, {"INFO", "clients"});
     if (!info.ok()) return info.status();
     if (InfoField(*info, "blocked_clients") == std::to_string(waiters_.size())) return Status::Ok();
-    if (NowUs() > deadline_us) return Status::Failed("BLPOP: the clients did not all park within 5 s");
+    if (SteadyUs() > deadline_us) return Status::Failed("BLPOP: the clients did not all park within 5 s");
     usleep(200);
   }
 }
@@ -388,6 +384,10 @@ Status NodeBench::CollectStats() {
     pos = eol;
   }
   return Status::Ok();
+}
+
+double SteadyUs() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y) {

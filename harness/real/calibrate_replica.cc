@@ -1,18 +1,10 @@
 // calib::ReplicaTrips (calibrate_internal.h): the master-to-replica trip, for
 // CostModel::replica_one_way_us.
-#include <chrono>
 #include <string>
 
 #include "harness/real/calibrate_internal.h"
 
 namespace locklab::calib {
-namespace {
-
-double WallUs() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out) {
   Result<Conn> conn = Connect(master_port);
@@ -21,15 +13,15 @@ Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out) {
   for (int i = 0; i < sizes.replica_pairs; ++i) {
     if (Result<std::string> r = Query(*conn, {"SET", "calib:repl", std::to_string(i)}); !r.ok())
       return r.status().Prefixed("replica trips: SET");
-    const double t0 = WallUs();
+    const double t0 = SteadyUs();
     Result<std::string> acked = Query(*conn, {"WAIT", "1", "1000"});
-    const double t1 = WallUs();
+    const double t1 = SteadyUs();
     if (!acked.ok()) return acked.status().Prefixed("replica trips: WAIT");
     if (*acked != "1")
       return Status::Failed("replica trips: WAIT 1 1000 answered " + *acked + ": the replica did not acknowledge in 1 s");
     if (Result<std::string> p = Query(*conn, {"PING"}); !p.ok()) return p.status().Prefixed("replica trips: PING");
     wait_us += t1 - t0;
-    ping_us += WallUs() - t1;
+    ping_us += SteadyUs() - t1;
   }
   out->replica_wait_us.push_back(wait_us / sizes.replica_pairs);
   out->replica_ping_us.push_back(ping_us / sizes.replica_pairs);
