@@ -34,6 +34,16 @@ Outcome OutcomeOfOne(const Reply& r) {
   return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
 }
 
+int64_t ValidityLeftMs(int64_t ttl_ms, int64_t elapsed_us) {
+  return ttl_ms - elapsed_us / 1000 - (ttl_ms / 100 + 2);
+}
+
+OptionSpec FitWorkOption() {
+  return OptionSpec::LaterBool("fit-work",
+                               "enter only if the lease left after acquiring (ttl - elapsed - ttl/100 - 2 ms) covers the "
+                               "critical section's work; otherwise release and retry");
+}
+
 const std::vector<AlgorithmInfo>& Algorithms() {
   static const std::vector<AlgorithmInfo> all = {NaiveInfo(),    NaiveExpireInfo(), TimestampInfo(), TokenInfo(),
                                                  WatchdogInfo(), RedlockInfo(),     FencingInfo(),   FifoInfo(),

@@ -63,6 +63,10 @@ class Lock {
   // The next acquisition is for reading (a shared hold) or writing; only rwlock tells them apart
   // (the others take their one exclusive lock either way).
   virtual void set_read(bool read) {}
+  // The work the client will do in the critical section it is acquiring for (its hold, or the
+  // longest hold a spread can draw), in ms; the workload sets it before each acquisition. Locks
+  // with fit-work=true enter only when the lease left after acquiring covers it.
+  void set_work_ms(int64_t work_ms) { work_ms_ = work_ms; }
   // Re-entry (reentrant): after entering, the workload acquires this many more times, nested,
   // inside its critical section, and releases each before it leaves (0: no re-entry).
   virtual int reentries() const { return 0; }
@@ -72,7 +76,19 @@ class Lock {
   // nothing to release.
   static constexpr int64_t kNoSale = INT64_MIN;
   virtual int64_t stock_left() const { return kNoSale; }
+
+ protected:
+  int64_t work_ms_ = 0;
 };
+
+// The lease left after an acquisition that took elapsed_us on the client's monotonic clock, as
+// Redlock's description computes it: ttl - elapsed - (ttl/100 + 2 ms) allowed for clock drift.
+int64_t ValidityLeftMs(int64_t ttl_ms, int64_t elapsed_us);
+// fit-work=true: after acquiring, enter only if ValidityLeftMs covers the work to do
+// (Lock::set_work_ms); otherwise give the lock back and fail the attempt. It closes the race of
+// a client frozen or delayed while it acquires, which enters with its lease (nearly) gone.
+// Written into reports only when set.
+OptionSpec FitWorkOption();
 
 struct AlgorithmInfo {
   std::string name;

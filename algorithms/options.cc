@@ -50,6 +50,12 @@ OptionSpec OptionSpec::Bool(std::string name, bool default_value, std::string he
   return s;
 }
 
+OptionSpec OptionSpec::LaterBool(std::string name, std::string help) {
+  OptionSpec s = Bool(std::move(name), false, std::move(help));
+  s.written_at_default = false;
+  return s;
+}
+
 std::string OptionSpec::ValuesText() const {
   if (type == Type::kInt) return std::to_string(min) + ".." + std::to_string(max);
   return Join(choices, "|");
@@ -98,7 +104,7 @@ Status Options::Resolve(const std::string& owner, const std::vector<OptionSpec>&
     if (Status st = spec->Check(owner, v); !st.ok()) return st;
   }
   for (const auto& s : specs)
-    if (!kv_.count(s.name)) kv_[s.name] = s.default_value;
+    if (!kv_.count(s.name) && s.written_at_default) kv_[s.name] = s.default_value;
   return Status::Ok();
 }
 

@@ -26,6 +26,10 @@ struct OptionSpec {
   std::vector<std::string> choices;  // kEnum: the accepted values (the first is the default)
   int64_t min = 0, max = 0;          // kInt: the accepted range, both ends included
   std::string help;
+  // false: an option added after reports were committed. Resolve leaves it out while it has its
+  // default (Get gives "", so only for a Bool whose default is false), so that reports and
+  // replay commands of runs that do not set it keep their bytes.
+  bool written_at_default = true;
 
   // One of `choices`; the default is the first.
   static OptionSpec Enum(std::string name, std::initializer_list<const char*> choices, std::string help);
@@ -33,6 +37,8 @@ struct OptionSpec {
   static OptionSpec Int(std::string name, int64_t default_value, int64_t min, int64_t max, std::string help);
   // true or false.
   static OptionSpec Bool(std::string name, bool default_value, std::string help);
+  // A Bool that defaults to false and is left out of resolved options at that default.
+  static OptionSpec LaterBool(std::string name, std::string help);
 
   // What a value may be, for `locklab list` and messages: "lua|del|get-then-del", "0..86400000",
   // "true|false".

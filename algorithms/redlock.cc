@@ -7,6 +7,7 @@
 //   elapsed = monotonic now - start            (read after the last reply)
 //   validity = ttl - elapsed - (ttl * 0.01 + 2)
 //   acquired iff OKs >= N/2 + 1 and validity > 0   (validity-check=false skips the second test)
+//   fit-work=true also asks validity >= the work the client will do in its critical section
 //   otherwise: unlock all nodes (compare-and-delete) and retry after a random delay
 //   release: compare-and-delete on all nodes in parallel
 //
@@ -29,6 +30,7 @@ class Redlock : public Lock {
  public:
   Redlock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
     validity_check_ = cfg.options.GetBool("validity-check");
+    fit_work_ = cfg.options.GetBool("fit-work");
     fence_on_ = cfg.options.Get("fence") == "on";
     retry_delay_ms_ = cfg.options.GetInt("retry-delay-ms");
   }
@@ -43,10 +45,8 @@ class Redlock : public Lock {
     std::vector<Reply> replies = co_await env_.SendAll(std::move(sets));
     int oks = 0;
     for (const Reply& r : replies) oks += r.is_ok() ? 1 : 0;
-    const int64_t elapsed_ms = (env_.MonotonicUs() - start_us) / 1000;
-    const int64_t drift_ms = cfg_.ttl_ms / 100 + 2;
-    validity_ms_ = cfg_.ttl_ms - elapsed_ms - drift_ms;
-    if (oks >= n / 2 + 1 && (!validity_check_ || validity_ms_ > 0)) {
+    validity_ms_ = ValidityLeftMs(cfg_.ttl_ms, env_.MonotonicUs() - start_us);
+    if (oks >= n / 2 + 1 && (!validity_check_ || validity_ms_ > 0) && (!fit_work_ || validity_ms_ >= work_ms_)) {
       if (!fence_on_) {
         token_ = std::move(token);
         co_return Outcome::kOk;
@@ -88,6 +88,7 @@ class Redlock : public Lock {
   Env& env_;
   LockConfig cfg_;
   bool validity_check_ = true;
+  bool fit_work_ = false;
   bool fence_on_ = false;
   int64_t fence_ = -1;  // fence=on: the INCR's value for the current hold
   int64_t retry_delay_ms_ = 200;
@@ -106,6 +107,7 @@ AlgorithmInfo RedlockInfo() {
       OptionSpec::Bool("validity-check", true, "reject a quorum reached after the keys may have expired"),
       OptionSpec::Int("retry-delay-ms", 200, 0, kMaxOptionMs,
                       "retry after a random delay in [0, this] (with retry policy auto)"),
+      FitWorkOption(),
       OptionSpec::Enum(
           "fence", {"off", "on"},
           "after reaching a quorum, INCR <key>:fence on node 0 (one linearizable counter, not part of the quorum "

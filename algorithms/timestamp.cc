@@ -12,6 +12,8 @@
 //       old is nil                      -> acquired (getset-nil=acquired) / fail (=fail)
 //   recovery=del:    DEL key; SETNX key expiry == 1 -> acquired
 //   release: if GET key == my expiry then DEL key
+//   fit-work=true: enter only if ttl - elapsed - (ttl/100 + 2 ms) covers the work to do, on the
+//                  monotonic clock from before the first SETNX; else release and fail
 //
 // It trusts client clocks (skew breaks it), lets GETSET overwrite a winner's value (the
 // winner then cannot recognise its lock at release), and DEL-based recovery lets two
@@ -34,9 +36,31 @@ class TimestampLock : public Lock {
   TimestampLock(Env& env, const LockConfig& cfg)
       : env_(env), cfg_(cfg),
         recovery_del_(cfg.options.Get("recovery") == "del"),
-        nil_acquires_(cfg.options.Get("getset-nil") == "acquired") {}
+        nil_acquires_(cfg.options.Get("getset-nil") == "acquired"),
+        fit_work_(cfg.options.GetBool("fit-work")) {}
 
   Task<Outcome> TryAcquire() override {
+    const int64_t start_us = fit_work_ ? env_.MonotonicUs() : 0;
+    const Outcome o = co_await Attempt();
+    if (o != Outcome::kOk || !fit_work_ || ValidityLeftMs(cfg_.ttl_ms, env_.MonotonicUs() - start_us) >= work_ms_)
+      co_return o;
+    co_await Release();
+    co_return Outcome::kFail;
+  }
+
+  Task<Outcome> Release() override {
+    if (mine_.empty()) co_return Outcome::kFail;
+    const std::string mine = std::move(mine_);
+    mine_.clear();
+    Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
+    if (cur.is_timeout()) co_return Outcome::kUnknown;
+    if (!cur.is_string() || cur.str != mine) co_return Outcome::kFail;  // not ours any more
+    Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
+    co_return OutcomeOfOne(d);
+  }
+
+ private:
+  Task<Outcome> Attempt() {
     const std::string mine = std::to_string(env_.WallMs() + cfg_.ttl_ms + 1);
     Reply r = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, mine));
     if (r.is_timeout()) co_return Outcome::kUnknown;
@@ -61,18 +85,6 @@ class TimestampLock : public Lock {
     co_return (old.is_string() && old.str == cur.str) ? Held(mine) : Outcome::kFail;
   }
 
-  Task<Outcome> Release() override {
-    if (mine_.empty()) co_return Outcome::kFail;
-    const std::string mine = std::move(mine_);
-    mine_.clear();
-    Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
-    if (cur.is_timeout()) co_return Outcome::kUnknown;
-    if (!cur.is_string() || cur.str != mine) co_return Outcome::kFail;  // not ours any more
-    Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
-    co_return OutcomeOfOne(d);
-  }
-
- private:
   Outcome Held(const std::string& mine) {
     mine_ = mine;
     return Outcome::kOk;
@@ -82,6 +94,7 @@ class TimestampLock : public Lock {
   LockConfig cfg_;
   bool recovery_del_;
   bool nil_acquires_;
+  bool fit_work_;
   std::string mine_;  // the expiry value we wrote, while we believe we hold the lock
 };
 
@@ -95,6 +108,7 @@ AlgorithmInfo TimestampInfo() {
       OptionSpec::Enum("recovery", {"getset", "del"},
                        "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"),
       OptionSpec::Enum("getset-nil", {"acquired", "fail"}, "what a nil GETSET reply means"),
+      FitWorkOption(),
   };
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<TimestampLock>(env, cfg);

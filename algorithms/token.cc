@@ -6,6 +6,8 @@
 //   release=lua:          EVAL "if GET(key) == token then DEL(key)" (atomic)
 //   release=del:          DEL key                       (deletes whoever's lock is there)
 //   release=get-then-del: if GET key == token then DEL key   (two commands: racy)
+//   fit-work=true: enter only if ttl - elapsed - (ttl/100 + 2 ms) covers the work to do, else
+//                  compare-and-delete and fail the attempt (Redlock's validity check, one node)
 #include <string>
 
 #include "algorithms/lock.h"
@@ -16,13 +18,19 @@ namespace locklab {
 TokenLock::TokenLock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
   const std::string& r = cfg.options.Get("release");
   release_ = r == "del" ? ReleaseMode::kDel : r == "get-then-del" ? ReleaseMode::kGetThenDel : ReleaseMode::kLua;
+  fit_work_ = cfg.options.GetBool("fit-work");
 }
 
 Task<Outcome> TokenLock::TryAcquire() {
   std::string token = env_.RandomToken();
+  const int64_t start_us = fit_work_ ? env_.MonotonicUs() : 0;
   Reply r = co_await env_.Send(0, Command::Of("SET", cfg_.key, token, "NX", "PX", std::to_string(cfg_.ttl_ms)));
   if (r.is_timeout()) co_return Outcome::kUnknown;
   if (!r.is_ok()) co_return Outcome::kFail;
+  if (fit_work_ && ValidityLeftMs(cfg_.ttl_ms, env_.MonotonicUs() - start_us) < work_ms_) {
+    co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
+    co_return Outcome::kFail;
+  }
   token_ = std::move(token);
   OnAcquired();
   co_return Outcome::kOk;
@@ -62,6 +70,7 @@ AlgorithmInfo TokenInfo() {
   a.name = "token";
   a.summary = "SET key token NX PX ttl; release by Lua compare-and-delete";
   a.options = TokenLock::Specs();
+  a.options.push_back(FitWorkOption());
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<TokenLock>(env, cfg);
   };

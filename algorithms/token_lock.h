@@ -28,6 +28,7 @@ class TokenLock : public Lock {
 
  private:
   ReleaseMode release_;
+  bool fit_work_ = false;  // only `token` declares fit-work (FitWorkOption)
   std::string token_;  // while we believe we hold the lock
 };
 

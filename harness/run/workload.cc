@@ -91,6 +91,7 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
                                       : s.read_ratio > 0 && static_cast<double>(env.Random() % 1'000'000) <
                                                                 s.read_ratio * 1'000'000.0;
     lock.set_read(read);
+    lock.set_work_ms(hold_ms + (plan == nullptr ? s.hold_spread_ms : 0));  // the longest this hold can be
     h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireStart, s.next_request++);
     AcquireResult r = co_await AcquireWithRetry(env, lock, policy, timeout_ms);
     if (r.outcome != Outcome::kOk) {
