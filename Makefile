@@ -160,9 +160,9 @@ scorecard: peer-deps $(BUILD)/CMakeCache.txt
 	./$(BUILD)/locklab scorecard --peers-dir $(BUILD)/peers --trials 10 --out results/bench/scorecard.json
 
 # The findability table (README "Explore"): every hand-written scenario's broken variant explored
-# from scratch over 10 seeds, each fixed variant under the same budget, the first seed's shrunk
-# scenario replayed on real Redis. Writes results/explore/findability.json and results/explore/found/.
+# from scratch over 10 seeds, each fixed variant under the same budget over 3 seeds, the first seed's
+# shrunk scenario replayed on real Redis. Writes results/explore/findability.json and results/explore/found/.
 .PHONY: findability
 findability: build
-	./$(BUILD)/locklab explore --findability --budget-runs 20000 --budget-s 60 --jobs 2 --confirm-real \
+	./$(BUILD)/locklab explore --findability --fixed-seeds 3 --budget-runs 20000 --budget-s 60 --jobs 2 --confirm-real \
 	  --out results/explore/findability.json

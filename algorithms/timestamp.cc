@@ -11,7 +11,11 @@
 //       old == current                  -> acquired
 //       old is nil                      -> acquired (getset-nil=acquired) / fail (=fail)
 //   recovery=del:    DEL key; SETNX key expiry == 1 -> acquired
-//   release: if GET key == my expiry then DEL key
+//   release: if GET key == my expiry then DEL key   (two commands: a holder stalled between them
+//            deletes the lock of whoever took it over; lua-release=true: one compare-and-delete)
+//   fresh-expiry=true: the takeover's expiry is read from the clock when it is sent. Without it a
+//            client stalled after its GET writes an expiry already past with its losing GETSET,
+//            and the lock it overwrote looks expired to everyone: a second takeover overlaps.
 //   fit-work=true: enter only if ttl - elapsed - (ttl/100 + 2 ms) covers the work to do, on the
 //                  monotonic clock from before the first SETNX; else release and fail
 //
@@ -37,7 +41,9 @@ class TimestampLock : public Lock {
       : env_(env), cfg_(cfg),
         recovery_del_(cfg.options.Get("recovery") == "del"),
         nil_acquires_(cfg.options.Get("getset-nil") == "acquired"),
-        fit_work_(cfg.options.GetBool("fit-work")) {}
+        fit_work_(cfg.options.GetBool("fit-work")),
+        lua_release_(cfg.options.GetBool("lua-release")),
+        fresh_expiry_(cfg.options.GetBool("fresh-expiry")) {}
 
   Task<Outcome> TryAcquire() override {
     const int64_t start_us = fit_work_ ? env_.MonotonicUs() : 0;
@@ -52,6 +58,10 @@ class TimestampLock : public Lock {
     if (mine_.empty()) co_return Outcome::kFail;
     const std::string mine = std::move(mine_);
     mine_.clear();
+    if (lua_release_) {
+      Reply r = co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, mine));
+      co_return OutcomeOfOne(r);
+    }
     Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
     if (cur.is_timeout()) co_return Outcome::kUnknown;
     if (!cur.is_string() || cur.str != mine) co_return Outcome::kFail;  // not ours any more
@@ -61,16 +71,18 @@ class TimestampLock : public Lock {
 
  private:
   Task<Outcome> Attempt() {
-    const std::string mine = std::to_string(env_.WallMs() + cfg_.ttl_ms + 1);
-    Reply r = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, mine));
+    const std::string first = std::to_string(env_.WallMs() + cfg_.ttl_ms + 1);
+    Reply r = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, first));
     if (r.is_timeout()) co_return Outcome::kUnknown;
-    if (r.is_int(1)) co_return Held(mine);
+    if (r.is_int(1)) co_return Held(first);
 
     Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
     if (cur.is_timeout()) co_return Outcome::kUnknown;
     int64_t cur_ms = 0;
     if (!cur.is_string() || !ParseMs(cur.str, &cur_ms)) co_return Outcome::kFail;
     if (cur_ms >= env_.WallMs()) co_return Outcome::kFail;  // held, not expired
+    // fresh-expiry: the takeover writes an expiry from now, not from before the SETNX and GET.
+    const std::string mine = fresh_expiry_ ? std::to_string(env_.WallMs() + cfg_.ttl_ms + 1) : first;
 
     if (recovery_del_) {
       Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
@@ -95,6 +107,8 @@ class TimestampLock : public Lock {
   bool recovery_del_;
   bool nil_acquires_;
   bool fit_work_;
+  bool lua_release_;
+  bool fresh_expiry_;
   std::string mine_;  // the expiry value we wrote, while we believe we hold the lock
 };
 
@@ -109,6 +123,10 @@ AlgorithmInfo TimestampInfo() {
                        "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"),
       OptionSpec::Enum("getset-nil", {"acquired", "fail"}, "what a nil GETSET reply means"),
       FitWorkOption(),
+      OptionSpec::LaterBool("lua-release", "release with one compare-and-delete script instead of GET, then DEL"),
+      OptionSpec::LaterBool("fresh-expiry",
+                            "a takeover (GETSET, or DEL + SETNX) writes an expiry computed when it is sent, not one "
+                            "from before the SETNX and GET (a stale one written after a stall is already past)"),
   };
   a.make = [](Env& env, const LockConfig& cfg) -> std::unique_ptr<Lock> {
     return std::make_unique<TimestampLock>(env, cfg);

@@ -213,11 +213,13 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
   s.ttl_ms = spec.ttl_ms;
   s.clients = spec.clients;
   s.requests = spec.client_plans.empty() ? std::max<int64_t>(1, spec.requests / std::max(1, spec.clients)) : 2;
+  bool long_task = false;  // a client that works at least a TTL: the long task is the scenario's fault
   for (const ScenarioVariant& v : sc.variants) {  // every variant's faults: one set of kinds per scenario
     Result<ScenarioRun> other = CompileVariant(sc, v.name, {}, "sim", 1, nullptr);
     if (!other.ok()) return other.status();
     for (const FaultAction& f : other->spec.faults.plan)
       if (std::find(s.kinds.begin(), s.kinds.end(), f.kind) == s.kinds.end()) s.kinds.push_back(f.kind);
+    for (const ClientPlan& p : other->spec.client_plans) long_task = long_task || p.hold_ms >= other->spec.ttl_ms;
   }
   std::sort(s.kinds.begin(), s.kinds.end());
   if (spec.client_plans.empty()) {
@@ -225,8 +227,8 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
     // and work its hold_ms, as the scenario has them; there is no timeline to generalise.
     s.start = {0, 0, false};
     s.hold = {static_cast<double>(spec.hold_ms), static_cast<double>(spec.hold_ms), false};
-  } else if (s.kinds.empty()) {
-    s.hold = {0.05, 3, true};  // no fault: how long the clients work is the whole space
+  } else if (s.kinds.empty() && long_task) {
+    s.hold = {0.05, 3, true};  // no fault but the long task: how long the clients work is the whole space
   }
   s.find = targets;
   if (run->liveness_bound_ms > 0) s.liveness_bound_ms = run->liveness_bound_ms;

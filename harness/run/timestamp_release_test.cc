@@ -1,0 +1,76 @@
+// The timestamp lock's release: GET, compare, then DEL. A holder frozen between the two deletes
+// the lock of the client that took the expired lock over, and gets in again beside it;
+// lua-release=true compares and deletes in one script. And its takeover: a client stalled after
+// its GET writes, with a losing GETSET, the expiry it computed before the stall, already past, so
+// the lock it overwrote looks expired and the next takeover overlaps its holder; fresh-expiry=true
+// writes an expiry read from the clock when the GETSET is sent.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness/run/config.h"
+#include "harness/run/run_spec.h"
+#include "harness/testing/test_specs.h"
+
+namespace locklab {
+namespace {
+
+// Client 0 holds 500 ms of a 1 s TTL and freezes for 800 ms right after sending its release's
+// first command; client 1 takes the expired lock over meanwhile.
+RunResult FrozenInRelease(bool lua_release) {
+  RunSpec s = SmallSpec("timestamp");
+  if (lua_release) s.algorithm_options.Set("lua-release", "true");
+  s.clients = 2;
+  s.requests = 4;
+  s.hold_ms = 500;
+  s.retry = "fixed";
+  s.retry_options.Set("sleep-ms", "50");
+  std::string error;
+  FaultAction a;
+  EXPECT_TRUE(Take(ParseFaultFlag("pause_client:target=0,on_send=*,occurrence=2,duration_ms=800"), &a, &error)) << error;
+  s.faults.plan = {a};
+  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
+  RunResult r = RunOne(s, false);
+  EXPECT_TRUE(r.completed) << r.error;
+  return r;
+}
+
+TEST(TimestampRelease, GetThenDelDeletesTheTakeoverAndTheScriptDoesNot) {
+  const RunResult plain = FrozenInRelease(false);
+  EXPECT_GT(plain.check.safety.violations, 0);
+  const RunResult lua = FrozenInRelease(true);
+  EXPECT_EQ(lua.check.safety.violations, 0);
+  EXPECT_EQ(lua.check.liveness.acquired, 4);
+}
+
+// A holds 0-600 ms; B asks at 100 ms and freezes for 1500 ms right after sending its GET; C takes
+// the free lock at 700 ms and works 1500 ms. B resumes with A's expired value in hand.
+RunResult StalledTakeover(bool fresh_expiry) {
+  RunSpec s = SmallSpec("timestamp");
+  if (fresh_expiry) s.algorithm_options.Set("fresh-expiry", "true");
+  s.clients = 3;
+  s.retry = "fixed";
+  s.retry_options.Set("sleep-ms", "50");
+  s.client_plans = {{0, 1, 600, -1, false}, {100, 1, 100, 10'000, false}, {700, 1, 1500, -1, false}};
+  s.requests = 3;
+  std::string error;
+  FaultAction a;
+  EXPECT_TRUE(Take(ParseFaultFlag("pause_client:target=1,on_send=GET,occurrence=1,duration_ms=1500"), &a, &error))
+      << error;
+  s.faults.plan = {a};
+  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
+  RunResult r = RunOne(s, false);
+  EXPECT_TRUE(r.completed) << r.error;
+  return r;
+}
+
+TEST(TimestampTakeover, AStaleExpiryWrittenByALosingGetsetLetsTheNextTakeoverOverlap) {
+  const RunResult stale = StalledTakeover(false);
+  EXPECT_GT(stale.check.safety.violations, 0);
+  const RunResult fresh = StalledTakeover(true);
+  EXPECT_EQ(fresh.check.safety.violations, 0);
+  EXPECT_EQ(fresh.check.liveness.acquired, 3);
+}
+
+}  // namespace
+}  // namespace locklab
