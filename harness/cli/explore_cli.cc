@@ -87,6 +87,7 @@ Result<ExploreSpace> SpaceFromFlags(const ExploreFlags& f) {
   if (f.command_timeout_ms >= 0) s.run["command_timeout_ms"] = f.command_timeout_ms;
   if (f.acquire_timeout_ms >= 0) s.run["acquire_timeout_ms"] = f.acquire_timeout_ms;
   if (f.replica) s.run["replica"] = true;
+  if (f.node_min_down_ms > 0) s.run["node_min_down_ms"] = f.node_min_down_ms;
   LOCKLAB_RETURN_IF_ERROR(CheckSpace(&s));
   return s;
 }
@@ -251,6 +252,9 @@ void AddExploreFlags(CLI::App* app, ExploreFlags* f) {
   app->add_option("--app-servers", f->app_servers, "application servers the clients are spread over (local)")
       ->type_name("N");
   app->add_flag("--replica", f->replica, "node 0 has an asynchronous replica (needed by failover)");
+  app->add_option("--node-min-down-ms", f->node_min_down_ms,
+                  "Redlock's delayed restart: a node that went down stays down at least this long (0: off)")
+      ->type_name("MS");
   app->add_option("--budget-runs", f->budget_runs, "stop after this many runs")->capture_default_str();
   app->add_option("--budget-s", f->budget_s, "stop after this many seconds")->type_name("S")->capture_default_str();
   app->add_option("--seed", f->seed, "the exploration's seed (run i draws from a seed derived from it)")

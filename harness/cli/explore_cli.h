@@ -30,6 +30,7 @@ struct ExploreFlags {
   int64_t command_timeout_ms = -1, acquire_timeout_ms = -1, stock = -1;
   int app_servers = -1;
   bool replica = false;
+  int64_t node_min_down_ms = 0;
   int64_t budget_runs = 1'000'000;
   double budget_s = 60;
   uint64_t seed = 1;

@@ -203,7 +203,8 @@ std::string SpaceFlags(const ExploreSpace& s) {
         opts += (opts.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
     o << " --retry " << ShellQuote(opts.empty() ? retry : retry + ":" + opts);
   }
-  for (const char* k : {"workload", "stock", "app_servers", "command_timeout_ms", "acquire_timeout_ms"}) {
+  for (const char* k :
+       {"workload", "stock", "app_servers", "command_timeout_ms", "acquire_timeout_ms", "node_min_down_ms"}) {
     if (!r.contains(k)) continue;
     std::string flag = std::string("--") + k;
     std::replace(flag.begin(), flag.end(), '_', '-');

@@ -210,6 +210,7 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
            {"command_timeout_ms", spec.command_timeout_ms},
            {"acquire_timeout_ms", spec.acquire_timeout_ms}};
   if (spec.replica) s.run["replica"] = true;
+  if (spec.node_min_down_ms > 0) s.run["node_min_down_ms"] = spec.node_min_down_ms;
   s.ttl_ms = spec.ttl_ms;
   s.clients = spec.clients;
   s.requests = spec.client_plans.empty() ? std::max<int64_t>(1, spec.requests / std::max(1, spec.clients)) : 2;

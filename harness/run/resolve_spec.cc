@@ -79,6 +79,8 @@ Status CheckSizes(const RunSpec* s) {
   if (s->hold_ms < 0) return Status::Invalid("hold_ms must be >= 0");
   if (s->hold_spread_ms < 0 || s->hold_spread_ms > s->hold_ms)
     return Status::Invalid("hold_spread_ms must be in [0, hold_ms]");
+  if (s->node_min_down_ms < 0 || s->node_min_down_ms > kMaxOptionMs)
+    return Status::Invalid("node_min_down_ms must be in [0, " + std::to_string(kMaxOptionMs) + "]");
   if (s->acquire_timeout_ms < 0) return Status::Invalid("acquire_timeout_ms must be >= 0");
   if (s->command_timeout_ms < 1) return Status::Invalid("command_timeout_ms must be >= 1");
   if (s->max_duration_ms < 1) return Status::Invalid("max_duration_ms must be >= 1");

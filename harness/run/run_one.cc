@@ -9,6 +9,7 @@
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
 #include "harness/run/backends.h"
+#include "harness/run/delayed_restart.h"
 #include "harness/run/profile.h"
 #include "harness/run/run_spec.h"
 #include "harness/run/workload.h"
@@ -78,14 +79,17 @@ Status PlanWorld(const RunSpec& spec, Runtime& rt) {
   }
   // Faults with the same window (at_us, jitter_us) move together: one draw per window.
   std::map<std::pair<int64_t, int64_t>, int64_t> window_offset_us;
+  std::vector<FaultAction> plan;
   for (FaultAction a : spec.faults.plan) {
     if (a.jitter_us > 0) {
       auto [it, fresh] = window_offset_us.try_emplace({a.at_us, a.jitter_us}, 0);
       if (fresh) it->second = window_rng.Uniform(0, a.jitter_us);
       a.at_us += it->second;
     }
-    if (Status s = rt.PlanFault(a); !s.ok()) return s;
+    plan.push_back(a);
   }
+  for (const FaultAction& a : DelayRestarts(plan, spec.node_min_down_ms * 1000))
+    if (Status s = rt.PlanFault(a); !s.ok()) return s;
   return PlanGcPauses(spec, fault_rng, rt);
 }
 

@@ -67,6 +67,10 @@ struct RunSpec {
   // "sentinel" (three real redis-sentinel; real backend only; implies replica). In a report's
   // config only when it is not "script".
   std::string failover_by = "script";
+  // Redlock's delayed restart: a node that went down stays down at least this long; a restart_node
+  // planned sooner waits (harness/run/delayed_restart.h). 0 (the default): restarts come when
+  // planned. In a report's config only when it is not 0.
+  int64_t node_min_down_ms = 0;
   int64_t stock = 100;                // seckill: initial stock
   double read_ratio = 0;              // share of requests that only read the resource under a read
                                       // lock (rwlock; other locks take their one lock either way)

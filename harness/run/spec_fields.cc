@@ -48,6 +48,8 @@ const std::vector<SpecField>& SpecFields() {
        [](RunSpec& s) -> FieldPtr { return &s.nodes; }},
       {"replica", false, "endpoint 0 has an asynchronous replica (needed by the failover fault)",
        [](RunSpec& s) -> FieldPtr { return &s.replica; }},
+      {"node_min_down_ms", false, "Redlock's delayed restart: a node that went down stays down at least this long, ms",
+       [](RunSpec& s) -> FieldPtr { return &s.node_min_down_ms; }, true},
       {"failover_by", false,
        "who promotes node 0's replica in a failover fault: script (locklab, at the planned time) or sentinel "
        "(three real redis-sentinel notice the dead master and promote it; --backend redis only; implies --replica)",
