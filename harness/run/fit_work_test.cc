@@ -6,7 +6,6 @@
 
 #include <string>
 
-#include "harness/run/config.h"
 #include "harness/run/run_spec.h"
 #include "harness/testing/test_specs.h"
 
@@ -21,18 +20,7 @@ RunResult FrozenWhileAcquiring(const std::string& algorithm, const std::string& 
   s.clients = 2;
   s.requests = 4;
   s.hold_ms = 300;
-  s.retry = "fixed";
-  s.retry_options.Set("sleep-ms", "50");
-  std::string error;
-  FaultAction a;
-  EXPECT_TRUE(Take(ParseFaultFlag("pause_client:target=0,on_send=" + command + ",occurrence=1,duration_ms=900"), &a,
-                   &error))
-      << error;
-  s.faults.plan = {a};
-  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
+  return RunWithFault(s, 50, "pause_client:target=0,on_send=" + command + ",occurrence=1,duration_ms=900");
 }
 
 struct Case {

@@ -8,7 +8,6 @@
 
 #include <string>
 
-#include "harness/run/config.h"
 #include "harness/run/run_spec.h"
 #include "harness/testing/test_specs.h"
 
@@ -23,16 +22,7 @@ RunResult FrozenInRelease(bool lua_release) {
   s.clients = 2;
   s.requests = 4;
   s.hold_ms = 500;
-  s.retry = "fixed";
-  s.retry_options.Set("sleep-ms", "50");
-  std::string error;
-  FaultAction a;
-  EXPECT_TRUE(Take(ParseFaultFlag("pause_client:target=0,on_send=*,occurrence=2,duration_ms=800"), &a, &error)) << error;
-  s.faults.plan = {a};
-  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
+  return RunWithFault(s, 50, "pause_client:target=0,on_send=*,occurrence=2,duration_ms=800");
 }
 
 TEST(TimestampRelease, GetThenDelDeletesTheTakeoverAndTheScriptDoesNot) {
@@ -49,19 +39,9 @@ RunResult StalledTakeover(bool fresh_expiry) {
   RunSpec s = SmallSpec("timestamp");
   if (fresh_expiry) s.algorithm_options.Set("fresh-expiry", "true");
   s.clients = 3;
-  s.retry = "fixed";
-  s.retry_options.Set("sleep-ms", "50");
   s.client_plans = {{0, 1, 600, -1, false}, {100, 1, 100, 10'000, false}, {700, 1, 1500, -1, false}};
   s.requests = 3;
-  std::string error;
-  FaultAction a;
-  EXPECT_TRUE(Take(ParseFaultFlag("pause_client:target=1,on_send=GET,occurrence=1,duration_ms=1500"), &a, &error))
-      << error;
-  s.faults.plan = {a};
-  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
+  return RunWithFault(s, 50, "pause_client:target=1,on_send=GET,occurrence=1,duration_ms=1500");
 }
 
 TEST(TimestampTakeover, AStaleExpiryWrittenByALosingGetsetLetsTheNextTakeoverOverlap) {

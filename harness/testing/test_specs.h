@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "algorithms/status.h"
+#include "harness/run/config.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
@@ -108,6 +109,21 @@ inline RunSpec FullSpec() {
     s.faults.plan.push_back(a);
   }
   return s;
+}
+
+// `s` with a fixed retry of `sleep_ms` and one planned fault (a --fault flag's text), resolved and
+// run on the simulator; the test fails when the flag or the spec is refused or the run stops early.
+inline RunResult RunWithFault(RunSpec s, int64_t sleep_ms, const std::string& fault_flag) {
+  s.retry = "fixed";
+  s.retry_options.Set("sleep-ms", std::to_string(sleep_ms));
+  std::string error;
+  FaultAction a;
+  EXPECT_TRUE(Take(ParseFaultFlag(fault_flag), &a, &error)) << error;
+  s.faults.plan = {a};
+  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
+  RunResult r = RunOne(s, false);
+  EXPECT_TRUE(r.completed) << r.error;
+  return r;
 }
 
 }  // namespace locklab
