@@ -80,10 +80,23 @@ bool TryMoves(Candidate* cur, const Candidate& base, bool try_base, const FaultA
     if (FirstStillFailing(cur, base, Moves(base.faults[j], dropped, points, limits), fails,
                           [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
       return true;
-  for (size_t j = 0; j < base.faults.size(); ++j)  // last: pauses poised on a command's window
+  for (size_t j = 0; j < base.faults.size(); ++j)  // then: pauses poised on a command's window
     if (FirstStillFailing(cur, base, Alignments(base.faults[j], points, limits), fails,
                           [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
       return true;
+  // Last: a pause made longer (Stretches) so that the window comes into its run, then aligned on
+  // that run's commands.
+  for (size_t j = 0; j < base.faults.size() && points_of; ++j) {
+    for (const FaultAction& longer : Stretches(base.faults[j], dropped, limits)) {
+      if (fails.Spent()) return false;
+      Candidate stretched = base;
+      stretched.faults[j] = longer;
+      ++fails.stats->point_runs;
+      if (FirstStillFailing(cur, base, Alignments(longer, points_of(stretched), limits), fails,
+                            [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
+        return true;
+    }
+  }
   return false;
 }
 

@@ -224,6 +224,20 @@ std::vector<FaultAction> Alignments(const FaultAction& f, const std::vector<Prot
   return out.Take();
 }
 
+std::vector<FaultAction> Stretches(const FaultAction& f, const FaultAction& dropped, const MoveLimits& l) {
+  if (f.kind != K::kPauseClient) return {};
+  const int64_t m = MagnitudeMs(f);
+  const int64_t hi = std::max(m, MaxMs(l, f.kind));
+  std::vector<FaultAction> out;
+  for (const int64_t to : {std::min(hi, m + std::max<int64_t>(0, MagnitudeMs(dropped))), hi}) {
+    if (to <= m || (!out.empty() && MagnitudeMs(out.back()) == to)) continue;
+    FaultAction g = f;
+    SetMagnitudeMs(&g, to);
+    out.push_back(g);
+  }
+  return out;
+}
+
 std::vector<FaultAction> Simpler(const FaultAction& f, const MoveLimits& l) {
   K to;
   switch (f.kind) {

@@ -20,6 +20,9 @@
 //     between another client's GET and GETSET) needs one pause placed to the microsecond where
 //     two coarser faults made it happen. Tried after every move: such a schedule is poised on a
 //     window that real Redis hits by chance only.
+//   Stretches(f, dropped): a client pause made longer, by the dropped fault's magnitude and to
+//     the longest the space allows, at most two; the shrinker aligns each on its own run's
+//     commands (Alignments), for a window that only a longer freeze brings into the run.
 //   Simpler(f): the same place with a kind that has no magnitude (a client or node pause becomes
 //     a crash), when the space has that kind.
 #pragma once
@@ -58,6 +61,7 @@ std::vector<FaultAction> Moves(const FaultAction& f, const FaultAction& dropped,
                                const MoveLimits& limits);
 std::vector<FaultAction> Alignments(const FaultAction& f, const std::vector<ProtocolPoint>& points,
                                     const MoveLimits& limits);
+std::vector<FaultAction> Stretches(const FaultAction& f, const FaultAction& dropped, const MoveLimits& limits);
 std::vector<FaultAction> Simpler(const FaultAction& f, const MoveLimits& limits);
 
 // Two faults are the same when their scenario steps are (kind, target, time or trigger,

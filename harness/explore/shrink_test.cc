@@ -273,6 +273,21 @@ TEST(ShrinkMoves, MergesAndMovesAreBoundedAndKeepTheKind) {
   EXPECT_TRUE(Simpler(Pause(0, 100, 200), l).empty());  // not a kind of the space
 }
 
+// A pause lengthened by the dropped fault's magnitude and to the longest the space allows (each
+// once, only longer), for the shrinker to align on the longer pause's own run.
+TEST(ShrinkMoves, StretchesLengthenAClientPauseOnly) {
+  MoveLimits l;
+  l.max_magnitude_ms = [](K) -> int64_t { return 3000; };
+  const auto longer = Stretches(Pause(0, 100, 400), Pause(1, 900, 300), l);
+  ASSERT_EQ(longer.size(), 2u);
+  EXPECT_EQ(longer[0].duration_us, 700'000);
+  EXPECT_EQ(longer[1].duration_us, 3'000'000);
+  EXPECT_EQ(longer[0].at_us, 100'000);
+  ASSERT_EQ(Stretches(Pause(0, 100, 2900), Pause(1, 900, 300), l).size(), 1u);  // the sum is past the longest
+  EXPECT_TRUE(Stretches(Pause(0, 100, 3000), Pause(1, 900, 300), l).empty());  // already the longest
+  EXPECT_TRUE(Stretches(CrashNode(0, 100), Pause(1, 900, 300), l).empty());
+}
+
 // A release that must land between another client's GET and GETSET: the pause's end moves so
 // that its client's command after it (200 µs after the end) lands within 20 µs of the other
 // client's command at 400 ms; an on_send pause counts from its trigger command's time.
