@@ -64,7 +64,8 @@ class Lock {
   // (the others take their one exclusive lock either way).
   virtual void set_read(bool read) {}
   // The work the client will do in the critical section it is acquiring for (its hold, or the
-  // longest hold a spread can draw), in ms; the workload sets it before each acquisition. Locks
+  // longest hold a spread can draw), in ms; the workload sets it once, before the client's first
+  // acquisition (it is the same for every request of a client). Locks
   // with fit-work=true enter only when the lease left after acquiring covers it.
   void set_work_ms(int64_t work_ms) { work_ms_ = work_ms; }
   // Re-entry (reentrant): after entering, the workload acquires this many more times, nested,

@@ -29,13 +29,6 @@ const std::vector<Event>& InTimeOrder(const History& h, std::vector<Event>& stor
   return storage;
 }
 
-// Clients are numbered 0..n-1 by the runtimes; per-client state lives in vectors of this size.
-size_t ClientSlots(const std::vector<Event>& ev) {
-  int max_id = -1;
-  for (const Event& e : ev) max_id = std::max(max_id, e.client);
-  return static_cast<size_t>(max_id + 1);
-}
-
 // A run cannot end before its last event, so an unset or early end_us is moved up to it;
 // otherwise open holds and waits would get negative lengths.
 int64_t EffectiveEnd(const std::vector<Event>& ev, const CheckInput& in) {

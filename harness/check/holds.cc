@@ -5,11 +5,15 @@
 
 namespace locklab {
 
+size_t ClientSlots(const std::vector<Event>& events) {
+  int max_id = -1;
+  for (const Event& e : events) max_id = std::max(max_id, e.client);
+  return static_cast<size_t>(max_id + 1);
+}
+
 std::vector<Hold> CollectHolds(const std::vector<Event>& ev, int64_t end_us) {
   constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
-  int max_id = -1;
-  for (const Event& e : ev) max_id = std::max(max_id, e.client);
-  const size_t slots = static_cast<size_t>(max_id + 1);
+  const size_t slots = ClientSlots(ev);
   std::vector<int64_t> acquire_start(slots, kNever);
   std::vector<int> open(slots, -1);  // index into holds of the client's open hold
   std::vector<Hold> holds;

@@ -3,6 +3,7 @@
 // (harness/explore) asks which overlaps a pause does not explain: both read them the same way.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct Hold {
   int64_t enter_us = 0;
   int64_t exit_us = 0;
 };
+
+// Clients are numbered 0..n-1 by the runtimes: per-client state over `events` lives in vectors
+// of this size (the highest client number + 1; 0 for a history of no client).
+size_t ClientSlots(const std::vector<Event>& events);
 
 // Every client's holds in the order they began. A second kEnter without a kExit continues the
 // same hold (a reentrant lock entered again); a hold still open at the end closes at end_us.

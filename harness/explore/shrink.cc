@@ -76,14 +76,11 @@ bool TryMoves(Candidate* cur, const Candidate& base, bool try_base, const FaultA
     ++fails.stats->point_runs;
     points = points_of(base);
   }
+  auto in_place = [](size_t j) { return [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }; };
   for (size_t j = 0; j < base.faults.size(); ++j)
-    if (FirstStillFailing(cur, base, Moves(base.faults[j], dropped, points, limits), fails,
-                          [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
-      return true;
+    if (FirstStillFailing(cur, base, Moves(base.faults[j], dropped, points, limits), fails, in_place(j))) return true;
   for (size_t j = 0; j < base.faults.size(); ++j)  // then: pauses poised on a command's window
-    if (FirstStillFailing(cur, base, Alignments(base.faults[j], points, limits), fails,
-                          [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
-      return true;
+    if (FirstStillFailing(cur, base, Alignments(base.faults[j], points, limits), fails, in_place(j))) return true;
   // Last: a pause made longer (Stretches) so that the window comes into its run, then aligned on
   // that run's commands.
   for (size_t j = 0; j < base.faults.size() && points_of; ++j) {
@@ -92,8 +89,7 @@ bool TryMoves(Candidate* cur, const Candidate& base, bool try_base, const FaultA
       Candidate stretched = base;
       stretched.faults[j] = longer;
       ++fails.stats->point_runs;
-      if (FirstStillFailing(cur, base, Alignments(longer, points_of(stretched), limits), fails,
-                            [j](Candidate* next, const FaultAction& g) { next->faults[j] = g; }))
+      if (FirstStillFailing(cur, base, Alignments(longer, points_of(stretched), limits), fails, in_place(j)))
         return true;
     }
   }

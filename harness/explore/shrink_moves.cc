@@ -24,6 +24,12 @@ bool HasDuration(K k) {
 bool IsJump(K k) { return k == K::kClientClockJump || k == K::kNodeClockJump; }
 
 int64_t MaxMs(const MoveLimits& l, K k) { return l.max_magnitude_ms ? l.max_magnitude_ms(k) : 0; }
+// The longest magnitude f may take (never below its own), and f's and `dropped`'s added, up to
+// that: what a fault that is to do the dropped one's work as well is first tried with.
+int64_t LongestMs(const FaultAction& f, const MoveLimits& l) { return std::max(MagnitudeMs(f), MaxMs(l, f.kind)); }
+int64_t SumMs(const FaultAction& f, const FaultAction& dropped, const MoveLimits& l) {
+  return std::min(LongestMs(f, l), MagnitudeMs(f) + std::max<int64_t>(0, MagnitudeMs(dropped)));
+}
 
 // A bounded, duplicate-free list of replacements for `original` (SameFault: equal steps; kept as
 // their text in a set, one serialization per fault instead of one per pair).
@@ -154,9 +160,8 @@ std::vector<FaultAction> Moves(const FaultAction& f, const FaultAction& dropped,
   // longest; then a grid of the longest (1/8 ... 7/8). Ascending within a pass.
   std::vector<std::vector<int64_t>> passes;
   if (const int64_t m = MagnitudeMs(f); m >= 0) {
-    const int64_t hi = std::max(m, MaxMs(l, f.kind));
-    const int64_t d = std::max<int64_t>(0, MagnitudeMs(dropped));
-    passes.push_back({m, std::max(m, d), std::min(hi, m + d), hi});
+    const int64_t hi = LongestMs(f, l);
+    passes.push_back({m, std::max(m, MagnitudeMs(dropped)), SumMs(f, dropped, l), hi});
     std::vector<int64_t> grid;
     for (int k = 1; k < kMoveMagnitudeGrid; ++k) grid.push_back(hi * k / kMoveMagnitudeGrid);
     passes.push_back(grid);
@@ -226,11 +231,9 @@ std::vector<FaultAction> Alignments(const FaultAction& f, const std::vector<Prot
 
 std::vector<FaultAction> Stretches(const FaultAction& f, const FaultAction& dropped, const MoveLimits& l) {
   if (f.kind != K::kPauseClient) return {};
-  const int64_t m = MagnitudeMs(f);
-  const int64_t hi = std::max(m, MaxMs(l, f.kind));
   std::vector<FaultAction> out;
-  for (const int64_t to : {std::min(hi, m + std::max<int64_t>(0, MagnitudeMs(dropped))), hi}) {
-    if (to <= m || (!out.empty() && MagnitudeMs(out.back()) == to)) continue;
+  for (const int64_t to : {SumMs(f, dropped, l), LongestMs(f, l)}) {
+    if (to <= MagnitudeMs(f) || (!out.empty() && MagnitudeMs(out.back()) == to)) continue;
     FaultAction g = f;
     SetMagnitudeMs(&g, to);
     out.push_back(g);

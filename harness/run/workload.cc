@@ -81,6 +81,7 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
   const int64_t timeout_ms =
       plan != nullptr && plan->acquire_timeout_ms >= 0 ? plan->acquire_timeout_ms : s.acquire_timeout_ms;
   int64_t own_left = plan != nullptr ? plan->requests : 0;
+  lock.set_work_ms(hold_ms + (plan == nullptr ? s.hold_spread_ms : 0));  // the longest a hold can be
   if (plan != nullptr && plan->start_ms > 0) co_await env.SleepMs(plan->start_ms);
   // Bounded: every pass consumes one request, from the client's own plan or the shared pool.
   while (plan != nullptr ? own_left > 0 : s.requests_left > 0) {
@@ -91,7 +92,6 @@ Task<void> ClientLoop(Env& env, Lock& lock, RetryPolicy& policy, WorkloadState& 
                                       : s.read_ratio > 0 && static_cast<double>(env.Random() % 1'000'000) <
                                                                 s.read_ratio * 1'000'000.0;
     lock.set_read(read);
-    lock.set_work_ms(hold_ms + (plan == nullptr ? s.hold_spread_ms : 0));  // the longest this hold can be
     h.Add(s.runtime->TrueNowUs(), c, Ev::kAcquireStart, s.next_request++);
     AcquireResult r = co_await AcquireWithRetry(env, lock, policy, timeout_ms);
     if (r.outcome != Outcome::kOk) {
