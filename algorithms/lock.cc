@@ -34,6 +34,12 @@ Outcome OutcomeOfOne(const Reply& r) {
   return r.is_int(1) ? Outcome::kOk : Outcome::kFail;
 }
 
+Task<Outcome> AbandonTransaction(Env& env, int node) {
+  co_await env.Send(node, Command::Of("DISCARD"));
+  co_await env.Send(node, Command::Of("UNWATCH"));
+  co_return Outcome::kUnknown;
+}
+
 int64_t ValidityLeftMs(int64_t ttl_ms, int64_t elapsed_us) {
   return ttl_ms - elapsed_us / 1000 - (ttl_ms / 100 + 2);
 }

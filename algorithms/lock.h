@@ -22,6 +22,10 @@ const char* OutcomeName(Outcome o);
 // The usual reading of a lock command's integer reply: a timeout is unknown, 1 is done, anything
 // else (0, nil, an error) failed.
 Outcome OutcomeOfOne(const Reply& r);
+// An optimistic transaction (WATCH ... MULTI ... EXEC) whose reply never came: the connection
+// may still be inside MULTI or watching. Sends DISCARD (ends a MULTI and its WATCH) and UNWATCH
+// (a WATCH alone) on connection `node`, whatever they answer; always kUnknown.
+Task<Outcome> AbandonTransaction(Env& env, int node);
 
 // The in-process mutexes of the `local` algorithm: one per application server, shared by every
 // client of a run (all clients live in one OS process on both backends, so plain memory is

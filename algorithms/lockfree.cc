@@ -73,10 +73,10 @@ class WatchSeller : public StockSeller {
     if (Outcome o = co_await EnsureStock(); o != Outcome::kOk) co_return o;
     if (watch_) {
       Reply w = co_await env_.Send(0, Command::Of("WATCH", cfg_.stock_key));
-      if (w.is_timeout()) co_return co_await Abandon();
+      if (w.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
     }
     Reply g = co_await env_.Send(0, Command::Of("GET", cfg_.stock_key));
-    if (g.is_timeout()) co_return co_await Abandon();
+    if (g.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
     const int64_t stock = g.is_string() ? std::strtoll(g.str.c_str(), nullptr, 10) : 0;
     if (stock <= 0) {  // sold out: nothing to buy
       if (!watch_) co_return Outcome::kOk;
@@ -84,11 +84,11 @@ class WatchSeller : public StockSeller {
       co_return u.is_timeout() ? Outcome::kUnknown : Outcome::kOk;
     }
     Reply m = co_await env_.Send(0, Command::Of("MULTI"));
-    if (m.is_timeout()) co_return co_await Abandon();
+    if (m.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
     Reply d = co_await env_.Send(0, Command::Of("DECR", cfg_.stock_key));
-    if (d.is_timeout()) co_return co_await Abandon();
+    if (d.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
     Reply e = co_await env_.Send(0, Command::Of("EXEC"));
-    if (e.is_timeout()) co_return co_await Abandon();
+    if (e.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
     if (e.is_nil()) co_return Outcome::kFail;  // a watched key changed: try again
     if (e.type != Reply::Type::kArray || e.elements.size() != 1 || e.elements[0].type != Reply::Type::kInteger)
       co_return Outcome::kFail;
@@ -100,14 +100,6 @@ class WatchSeller : public StockSeller {
   int64_t retry_hint_ms() const override { return 0; }
 
  private:
-  // A reply never came: the connection may still be inside MULTI or watching. DISCARD ends a
-  // MULTI (and its WATCH), UNWATCH a WATCH alone; their replies do not matter.
-  Task<Outcome> Abandon() {
-    co_await env_.Send(0, Command::Of("DISCARD"));
-    co_await env_.Send(0, Command::Of("UNWATCH"));
-    co_return Outcome::kUnknown;
-  }
-
   bool watch_;
 };
 

@@ -11,6 +11,8 @@
 //       old == current                  -> acquired
 //       old is nil                      -> acquired (getset-nil=acquired) / fail (=fail)
 //   recovery=del:    DEL key; SETNX key expiry == 1 -> acquired
+//   recovery=watch:  WATCH key before the GET; expired: MULTI; SET key expiry; EXEC
+//       EXEC answers nil (the key changed since the GET) -> fail: a loser never overwrites
 //   release: if GET key == my expiry then DEL key   (two commands: a holder stalled between them
 //            deletes the lock of whoever took it over; lua-release=true: one compare-and-delete)
 //   fresh-expiry=true: the takeover's expiry is read from the clock when it is sent. Without it a
@@ -21,7 +23,7 @@
 //
 // It trusts client clocks (skew breaks it), lets GETSET overwrite a winner's value (the
 // winner then cannot recognise its lock at release), and DEL-based recovery lets two
-// clients in.
+// clients in. WATCH-based recovery does neither: the takeover is one optimistic transaction.
 #include <charconv>
 #include <string>
 
@@ -39,7 +41,7 @@ class TimestampLock : public Lock {
  public:
   TimestampLock(Env& env, const LockConfig& cfg)
       : env_(env), cfg_(cfg),
-        recovery_del_(cfg.options.Get("recovery") == "del"),
+        recovery_(cfg.options.Get("recovery")),
         nil_acquires_(cfg.options.Get("getset-nil") == "acquired"),
         fit_work_(cfg.options.GetBool("fit-work")),
         lua_release_(cfg.options.GetBool("lua-release")),
@@ -76,15 +78,23 @@ class TimestampLock : public Lock {
     if (r.is_timeout()) co_return Outcome::kUnknown;
     if (r.is_int(1)) co_return Held(first);
 
+    const bool watch = recovery_ == "watch";
+    if (watch) {
+      Reply w = co_await env_.Send(0, Command::Of("WATCH", cfg_.key));
+      if (w.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
+    }
     Reply cur = co_await env_.Send(0, Command::Of("GET", cfg_.key));
-    if (cur.is_timeout()) co_return Outcome::kUnknown;
+    if (cur.is_timeout()) co_return watch ? co_await AbandonTransaction(env_, 0) : Outcome::kUnknown;
     int64_t cur_ms = 0;
-    if (!cur.is_string() || !ParseMs(cur.str, &cur_ms)) co_return Outcome::kFail;
-    if (cur_ms >= env_.WallMs()) co_return Outcome::kFail;  // held, not expired
+    if (!cur.is_string() || !ParseMs(cur.str, &cur_ms) || cur_ms >= env_.WallMs()) {  // gone, or held
+      if (watch) co_await env_.Send(0, Command::Of("UNWATCH"));
+      co_return Outcome::kFail;
+    }
     // fresh-expiry: the takeover writes an expiry from now, not from before the SETNX and GET.
     const std::string mine = fresh_expiry_ ? std::to_string(env_.WallMs() + cfg_.ttl_ms + 1) : first;
 
-    if (recovery_del_) {
+    if (watch) co_return co_await TakeOverWatched(mine);
+    if (recovery_ == "del") {
       Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
       if (d.is_timeout()) co_return Outcome::kUnknown;
       Reply s = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, mine));
@@ -97,6 +107,18 @@ class TimestampLock : public Lock {
     co_return (old.is_string() && old.str == cur.str) ? Held(mine) : Outcome::kFail;
   }
 
+  // MULTI; SET key mine; EXEC on the connection that WATCHes the key: nil when it changed.
+  Task<Outcome> TakeOverWatched(const std::string& mine) {
+    Reply m = co_await env_.Send(0, Command::Of("MULTI"));
+    if (m.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
+    Reply s = co_await env_.Send(0, Command::Of("SET", cfg_.key, mine));
+    if (s.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
+    Reply e = co_await env_.Send(0, Command::Of("EXEC"));
+    if (e.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
+    co_return e.type == Reply::Type::kArray && e.elements.size() == 1 && e.elements[0].is_ok() ? Held(mine)
+                                                                                                : Outcome::kFail;
+  }
+
   Outcome Held(const std::string& mine) {
     mine_ = mine;
     return Outcome::kOk;
@@ -104,7 +126,7 @@ class TimestampLock : public Lock {
 
   Env& env_;
   LockConfig cfg_;
-  bool recovery_del_;
+  std::string recovery_;  // getset, del or watch
   bool nil_acquires_;
   bool fit_work_;
   bool lua_release_;
@@ -119,8 +141,9 @@ AlgorithmInfo TimestampInfo() {
   a.name = "timestamp";
   a.summary = "SETNX expiry-timestamp, GETSET to take over an expired lock (document 000's first version); trusts client clocks";
   a.options = {
-      OptionSpec::Enum("recovery", {"getset", "del"},
-                       "take over an expired lock by GETSET + compare, or by DEL + SETNX (racy)"),
+      OptionSpec::Enum("recovery", {"getset", "del", "watch"},
+                       "take over an expired lock by GETSET + compare, by DEL + SETNX (racy), or by WATCH, GET, "
+                       "MULTI, SET, EXEC (a loser never overwrites)"),
       OptionSpec::Enum("getset-nil", {"acquired", "fail"}, "what a nil GETSET reply means"),
       FitWorkOption(),
       OptionSpec::LaterBool("lua-release", "release with one compare-and-delete script instead of GET, then DEL"),

@@ -194,7 +194,7 @@ Result<ScenarioRoles> RolesOf(const Scenario& sc) {
   return roles;
 }
 
-Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, const std::vector<FindingClass>& targets) {
+Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, const ScenarioRoles& roles) {
   Result<ScenarioRun> run = CompileVariant(sc, variant, {}, "sim", 1, nullptr);
   if (!run.ok()) return run.status();
   const RunSpec& spec = run->spec;
@@ -231,7 +231,16 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
   } else if (s.kinds.empty() && long_task) {
     s.hold = {0.05, 3, true};  // no fault but the long task: how long the clients work is the whole space
   }
-  s.find = targets;
+  if (!roles.broken.empty()) {  // a fix that lengthens the TTL meets the broken variant's faults, in ms
+    Result<ScenarioRun> broken = CompileVariant(sc, roles.broken.front(), {}, "sim", 1, nullptr);
+    if (!broken.ok()) return broken.status();
+    if (broken->spec.ttl_ms != s.ttl_ms)
+      for (const std::string& n : RangeNames()) {
+        MagnitudeRange* r = FindRange(&s, n);
+        if (r->ttl_units) *r = {r->lo * static_cast<double>(broken->spec.ttl_ms), r->hi * static_cast<double>(broken->spec.ttl_ms), false};
+      }
+  }
+  s.find = roles.targets;
   if (run->liveness_bound_ms > 0) s.liveness_bound_ms = run->liveness_bound_ms;
   LOCKLAB_RETURN_IF_ERROR(CheckSpace(&s).Prefixed(sc.id + " " + variant));
   return s;
@@ -259,7 +268,7 @@ Result<json> RunFindability(const FindabilityOptions& o, const std::function<voi
     for (FindingClass c : roles->targets) targets.push_back(FindingClassName(c));
     for (const std::string& role : {std::string("broken"), std::string("fixed")}) {
       for (const std::string& name : role == "broken" ? roles->broken : roles->fixed) {
-        Result<ExploreSpace> space = SpaceOf(sc, name, roles->targets);
+        Result<ExploreSpace> space = SpaceOf(sc, name, *roles);
         if (!space.ok()) return space.status();
         Result<ScenarioRun> hand = CompileVariant(sc, name, {}, "sim", 1, nullptr);
         json seeds = json::array();

@@ -47,9 +47,11 @@ struct ScenarioRoles {
 };
 Result<ScenarioRoles> RolesOf(const Scenario& sc);
 
-// The space a variant is explored in (see above). `kinds_of`: the scenario's whole fault list
-// decides the kinds, so a fixed variant gets the same kinds as its broken one.
-Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, const std::vector<FindingClass>& targets);
+// The space a variant is explored in (see above), finding roles.targets. The scenario's whole
+// fault list decides the kinds, so a fixed variant gets the same kinds as its broken one. A
+// variant whose TTL is not the first broken variant's (a fix that lengthens the TTL) is searched
+// with the broken variant's ranges turned into ms: the same timeline and faults that broke it.
+Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, const ScenarioRoles& roles);
 
 // Runs the table; `progress` gets a line per explore (may be empty). The JSON: schema
 // "locklab.findability/1", the options, and a row per variant (see the README).

@@ -20,12 +20,17 @@ Scenario Load(const std::string& id) {
   return {};
 }
 
-std::string HoldRange(const std::string& id, const std::string& variant) {
+Result<ExploreSpace> SpaceOfVariant(const std::string& id, const std::string& variant) {
   const Scenario sc = Load(id);
   Result<ScenarioRoles> roles = RolesOf(sc);
   EXPECT_TRUE(roles.ok());
-  Result<ExploreSpace> s = SpaceOf(sc, variant, roles.ok() ? roles->targets : std::vector<FindingClass>());
+  Result<ExploreSpace> s = SpaceOf(sc, variant, roles.ok() ? *roles : ScenarioRoles());
   EXPECT_TRUE(s.ok()) << s.status().message();
+  return s;
+}
+
+std::string HoldRange(const std::string& id, const std::string& variant) {
+  Result<ExploreSpace> s = SpaceOfVariant(id, variant);
   return s.ok() ? s->hold.Text() : "";
 }
 
@@ -33,6 +38,22 @@ TEST(FindabilitySpace, TheLongTaskExploresHoldsPastTheTtlAndANoFaultScenarioWith
   EXPECT_EQ(HoldRange("long-task", "fixed"), "0.05-3ttl");
   EXPECT_EQ(HoldRange("reentrant-wrong-count", "fixed"), ExploreSpace().hold.Text());
   EXPECT_EQ(HoldRange("reentrant-wrong-count", "broken"), ExploreSpace().hold.Text());
+}
+
+// A fix that lengthens the TTL is searched with the pauses (and timeline) that broke the broken
+// variant, in ms, not with pauses scaled up with its own TTL.
+TEST(FindabilitySpace, ALongerTtlFixMeetsTheBrokenVariantsFaultsInMs) {
+  Result<ExploreSpace> broken = SpaceOfVariant("semaphore-pause", "broken");
+  Result<ExploreSpace> fixed = SpaceOfVariant("semaphore-pause", "fixed");
+  ASSERT_TRUE(broken.ok() && fixed.ok());
+  ASSERT_NE(fixed->ttl_ms, broken->ttl_ms);
+  EXPECT_EQ(broken->pause.Text(), "0.1-3ttl");
+  EXPECT_EQ(fixed->pause.HiMs(fixed->ttl_ms), broken->pause.HiMs(broken->ttl_ms));
+  EXPECT_EQ(fixed->hold.HiMs(fixed->ttl_ms), broken->hold.HiMs(broken->ttl_ms));
+  EXPECT_EQ(fixed->at.LoMs(fixed->ttl_ms), broken->at.LoMs(broken->ttl_ms));
+  Result<ExploreSpace> same_ttl = SpaceOfVariant("get-then-del", "fixed");  // same TTL: ranges as given
+  ASSERT_TRUE(same_ttl.ok());
+  EXPECT_EQ(same_ttl->pause.Text(), "0.1-3ttl");
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // lua-release=true compares and deletes in one script. And its takeover: a client stalled after
 // its GET writes, with a losing GETSET, the expiry it computed before the stall, already past, so
 // the lock it overwrote looks expired and the next takeover overlaps its holder; fresh-expiry=true
-// writes an expiry read from the clock when the GETSET is sent.
+// writes an expiry read from the clock when the GETSET is sent. And a losing GETSET overwrites
+// the holder's value, so that the holder's release fails; recovery=watch takes over in one
+// optimistic transaction (WATCH, GET, MULTI, SET, EXEC), which a change since the GET aborts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -50,6 +52,27 @@ TEST(TimestampTakeover, AStaleExpiryWrittenByALosingGetsetLetsTheNextTakeoverOve
   const RunResult fresh = StalledTakeover(true);
   EXPECT_EQ(fresh.check.safety.violations, 0);
   EXPECT_EQ(fresh.check.liveness.acquired, 3);
+}
+
+// A holds three times 450 ms from 0; B asks at 100 ms, reads A's first value with its GET and
+// freezes for 1000 ms right after sending it. It resumes at 1100 ms, when that value is past but A
+// holds again under a newer one.
+RunResult FrozenBeforeTakeover(const std::string& recovery) {
+  RunSpec s = SmallSpec("timestamp");
+  s.algorithm_options.Set("recovery", recovery);
+  s.clients = 2;
+  s.client_plans = {{0, 3, 450, -1, false}, {100, 1, 100, 10'000, false}};
+  s.requests = 4;
+  return RunWithFault(s, 50, "pause_client:target=1,on_send=GET,occurrence=1,duration_ms=1000");
+}
+
+TEST(TimestampTakeover, ALosingGetsetOverwritesTheHolderAndAWatchedTakeoverDoesNot) {
+  const RunResult getset = FrozenBeforeTakeover("getset");
+  EXPECT_GT(getset.check.liveness.releases_failed, 0);
+  const RunResult watch = FrozenBeforeTakeover("watch");
+  EXPECT_EQ(watch.check.liveness.releases_failed, 0);
+  EXPECT_EQ(watch.check.safety.violations, 0);
+  EXPECT_EQ(watch.check.liveness.acquired, 4);
 }
 
 }  // namespace
