@@ -129,6 +129,35 @@ void Search(const ExploreOptions& o, const std::function<void(const std::string&
   res->seconds = Since(t0);
 }
 
+// Shrinking's last step (ExploreResult::fewer_*): searches with fewer faults a run than the
+// minimal schedule has; a finding there, shrunk, replaces it when it has fewer faults.
+void FewerFaults(const ExploreOptions& o, const StillFails& fails, ExploreResult* res) {
+  for (int k = static_cast<int>(res->minimal.faults.size()); k >= 2; k = static_cast<int>(res->minimal.faults.size())) {
+    ExploreOptions sub = o;
+    sub.space.max_faults = k - 1;
+    sub.space.find = {res->primary};
+    sub.seed = RunSeed(o.seed, kMaxExploreRuns + k);  // runs of their own, not the search's again
+    sub.budget_runs = std::min(o.budget_runs, kFewerFaultsRuns);
+    ExploreResult r;
+    Search(sub, nullptr, &r);
+    ++res->fewer_searches;
+    res->fewer_runs += r.runs;
+    if (!r.found) return;
+    ShrinkStats stats;
+    const Candidate m = Shrink(r.finding.candidate, fails, ShrinkOptionsFor(o.space, o.shrink_margin), &stats);
+    stats.tries += res->shrink_stats.tries;
+    stats.point_runs += res->shrink_stats.point_runs;
+    if (m.faults.size() >= res->minimal.faults.size()) {
+      res->shrink_stats.tries = stats.tries;
+      res->shrink_stats.point_runs = stats.point_runs;
+      return;
+    }
+    res->minimal = m;
+    res->shrink_stats = stats;
+    res->fewer_run_seed = r.finding.run_seed;
+  }
+}
+
 }  // namespace
 
 ShrinkOptions ShrinkOptionsFor(const ExploreSpace& space, double margin) {
@@ -174,10 +203,21 @@ ExploreResult Explore(const ExploreOptions& o, const std::function<void(const st
     return r.ok && r.observed.Has(primary);
   };
   res.minimal = Shrink(res.finding.candidate, fails, ShrinkOptionsFor(space, o.shrink_margin), &res.shrink_stats);
+  if (progress && res.minimal.faults.size() >= 2)
+    progress("explore: shrunk to " + std::to_string(res.minimal.faults.size()) + " faults; searching with fewer");
+  FewerFaults(o, fails, &res);
   res.minimal_observed = RunCandidate(space, res.minimal).observed;
   res.shrunk = true;
   res.shrink_seconds = Since(t0);
   return res;
+}
+
+std::string FewerFaultsText(const ExploreResult& r) {
+  if (r.fewer_searches == 0) return "";
+  std::string t = " (and " + std::to_string(r.fewer_runs) + " runs of " + std::to_string(r.fewer_searches) +
+                  (r.fewer_searches == 1 ? " search" : " searches") + " with fewer faults";
+  if (r.fewer_run_seed != 0) t += ", the last kept from run seed " + std::to_string(r.fewer_run_seed);
+  return t + ")";
 }
 
 std::string SpaceFlags(const ExploreSpace& s) {

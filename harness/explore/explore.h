@@ -70,9 +70,20 @@ struct ExploreResult {
   bool shrunk = false;
   Candidate minimal;
   Observed minimal_observed;
-  ShrinkStats shrink_stats;
-  double shrink_seconds = 0;
+  ShrinkStats shrink_stats;   // of the schedule kept as minimal; tries counts every shrink
+  double shrink_seconds = 0;  // shrinking and the searches for fewer faults
+  // Fewer faults, shrinking's last step: when the minimal schedule has k >= 2 faults, the space
+  // is searched again with at most k - 1 faults a run (finding the primary class only, at most
+  // kFewerFaultsRuns runs), and what it finds, shrunk, replaces the minimal schedule if it has
+  // fewer faults; again, down to one fault.
+  int64_t fewer_searches = 0;     // searches run (0: the schedule shrank to one fault, or none)
+  int64_t fewer_runs = 0;         // their runs
+  uint64_t fewer_run_seed = 0;    // the run seed of the last schedule they replaced minimal with (0: none)
 };
+constexpr int64_t kFewerFaultsRuns = 20'000;
+// " (and N runs of M searches with fewer faults, the last kept from run seed S)", or "" when
+// none ran: for the lines and files that say how a finding was shrunk.
+std::string FewerFaultsText(const ExploreResult& r);
 
 // How Explore shrinks a finding in `space` (which must outlive the options): moves onto the
 // protocol points of the candidate's own simulator runs, replacements of the space's kinds only,

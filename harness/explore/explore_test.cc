@@ -185,6 +185,30 @@ TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {
   EXPECT_NE(replay.verdict.expected.find("stuck"), std::string::npos);
 }
 
+// getset-nil's broken timestamp lock (harness/scenarios/getset-nil.json) with explore seed 10:
+// its finding shrinks to two pauses (one to make the holder's value stale, one to put a release
+// inside the window); the search with one fault a run finds the race with one pause, which the
+// result keeps, and its file replays.
+TEST_F(ExploreTest, ASearchWithFewerFaultsReplacesATwoFaultSchedule) {
+  ExploreSpace s;
+  s.algorithm = "timestamp:getset-nil=fail";
+  s.clients = 2;
+  s.kinds = {K::kPauseClient};
+  s.find = {FindingClass::kStuckUnexplained};
+  s.liveness_bound_ms = 500;
+  s.run["acquire_timeout_ms"] = 10'000;
+  ASSERT_TRUE(CheckSpace(&s).ok());
+  ExploreOptions o = Options(s, 20'000, 2);
+  o.seed = 10;
+  const ExploreResult r = Explore(o, nullptr);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.fewer_searches, 1);
+  EXPECT_NE(r.fewer_run_seed, 0u);
+  EXPECT_EQ(r.minimal.faults.size(), 1u);
+  EXPECT_TRUE(r.minimal_observed.Has(FindingClass::kStuckUnexplained));
+  EXPECT_TRUE(WriteAndReplay("fewer.json", o, r).matches);
+}
+
 // Fencing under client pauses: holders overlap, but the resource refuses every stale access, so
 // damage is never found and the budget runs out.
 TEST_F(ExploreTest, ALockWithoutTheRaceSpendsItsBudget) {

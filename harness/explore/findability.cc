@@ -82,6 +82,11 @@ json ExploreRow(const FindabilityOptions& fo, const ExploreSpace& space, uint64_
   row["shrink_started_later"] = r.shrink_stats.started_later;
   row["shrink_centered"] = r.shrink_stats.centered;
   if (r.shrink_stats.out_of_tries) row["shrink_out_of_tries"] = true;
+  if (r.fewer_searches > 0) {
+    row["shrink_fewer_searches"] = r.fewer_searches;
+    row["shrink_fewer_runs"] = r.fewer_runs;
+    if (r.fewer_run_seed != 0) row["shrink_fewer_run_seed"] = r.fewer_run_seed;
+  }
   row["showed"] = FindingsText(r.minimal_observed, space.find);
   if (file.empty()) return row;
   const json doc = FoundScenarioDoc(o, r, "locklab explore " + SpaceFlags(space) + " --seed " + std::to_string(seed));

@@ -22,8 +22,9 @@ nlohmann::json FoundScenarioDoc(const ExploreOptions& o, const ExploreResult& r,
                std::to_string(r.finding.run_seed) + ", " + StrategyName(r.finding.strategy) + ", " +
                std::to_string(r.finding.candidate.faults.size()) + " faults, " +
                std::to_string(r.finding.candidate.clients.size()) + " clients), shrunk in " +
-               std::to_string(r.shrink_stats.tries) + " runs to " + std::to_string(r.minimal.faults.size()) +
-               " faults and " + std::to_string(r.minimal.clients.size()) + " clients. Space: " + s.Text();
+               std::to_string(r.shrink_stats.tries) + " runs" + FewerFaultsText(r) + " to " +
+               std::to_string(r.minimal.faults.size()) + " faults and " + std::to_string(r.minimal.clients.size()) +
+               " clients. Space: " + s.Text();
   return CandidateScenario(s, r.minimal, ExpectFor(r.minimal_observed, s.find), text);
 }
 
