@@ -127,7 +127,8 @@ int ReportFinding(const ExploreFlags& f, const ExploreOptions& o, const ExploreR
               static_cast<unsigned long long>(r.finding.run_seed));
   if (!r.shrunk) return kExitOk;
   std::printf("shrunk in %lld runs%s (%.2f s): %zu -> %zu faults, %zu -> %zu clients; keeps: %s\n",
-              static_cast<long long>(r.shrink_stats.tries), FewerFaultsText(r).c_str(), r.shrink_seconds, r.finding.candidate.faults.size(),
+              static_cast<long long>(r.shrink_stats.tries), FewerFaultsText(r).c_str(), r.shrink_seconds,
+              r.finding.candidate.faults.size(),
               r.minimal.faults.size(), r.finding.candidate.clients.size(), r.minimal.clients.size(),
               FindingClassName(r.primary));
   // The story names the command as a user types it (not the path this binary was started by).

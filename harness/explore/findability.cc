@@ -239,10 +239,11 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
   if (!roles.broken.empty()) {  // a fix that lengthens the TTL meets the broken variant's faults, in ms
     Result<ScenarioRun> broken = CompileVariant(sc, roles.broken.front(), {}, "sim", 1, nullptr);
     if (!broken.ok()) return broken.status();
+    const double unit_ms = static_cast<double>(broken->spec.ttl_ms);
     if (broken->spec.ttl_ms != s.ttl_ms)
       for (const std::string& n : RangeNames()) {
         MagnitudeRange* r = FindRange(&s, n);
-        if (r->ttl_units) *r = {r->lo * static_cast<double>(broken->spec.ttl_ms), r->hi * static_cast<double>(broken->spec.ttl_ms), false};
+        if (r->ttl_units) *r = {r->lo * unit_ms, r->hi * unit_ms, false};
       }
   }
   s.find = roles.targets;
