@@ -171,17 +171,8 @@ ShrinkOptions ShrinkOptionsFor(const ExploreSpace& space, double margin) {
   so.limits.hold_max_ms = space.hold.HiMs(space.ttl_ms);
   so.limits.kinds = space.kinds;
   so.limits.max_magnitude_ms = [&space](FaultAction::Kind k) -> int64_t {
-    using K = FaultAction::Kind;
-    switch (k) {
-      case K::kPauseClient:
-      case K::kPauseNode: return space.pause.HiMs(space.ttl_ms);
-      case K::kPartition: return space.partition.HiMs(space.ttl_ms);
-      case K::kFailover: return space.failover.HiMs(space.ttl_ms);
-      case K::kDelayMessage: return space.delay.HiMs(space.ttl_ms);
-      case K::kClientClockJump:
-      case K::kNodeClockJump: return space.jump.HiMs(space.ttl_ms);
-      default: return 0;
-    }
+    const MagnitudeRange* range = MagnitudeRangeOf(space, k);
+    return range == nullptr ? 0 : range->HiMs(space.ttl_ms);
   };
   return so;
 }

@@ -18,20 +18,13 @@ int Pick(int n, sim::Rng& rng) { return n <= 1 ? 0 : static_cast<int>(rng.Unifor
 
 // The magnitude of a fault of kind k: duration or clock delta (either sign), in µs.
 void DrawMagnitude(const ExploreSpace& s, sim::Rng& rng, FaultAction* f) {
-  switch (f->kind) {
-    case K::kPauseClient:
-    case K::kPauseNode: f->duration_us = Draw(s.pause, s.ttl_ms, rng) * 1000; break;
-    case K::kPartition: f->duration_us = Draw(s.partition, s.ttl_ms, rng) * 1000; break;
-    case K::kFailover: f->duration_us = Draw(s.failover, s.ttl_ms, rng) * 1000; break;
-    case K::kDelayMessage: f->duration_us = Draw(s.delay, s.ttl_ms, rng) * 1000; break;
-    case K::kClientClockJump:
-    case K::kNodeClockJump: {
-      const int64_t d = Draw(s.jump, s.ttl_ms, rng) * 1000;
-      f->delta_us = rng.Chance(0.5) ? d : -d;
-      break;
-    }
-    default: break;
-  }
+  const MagnitudeRange* range = MagnitudeRangeOf(s, f->kind);
+  if (range == nullptr) return;
+  const int64_t us = Draw(*range, s.ttl_ms, rng) * 1000;
+  if (f->kind == K::kClientClockJump || f->kind == K::kNodeClockJump)
+    f->delta_us = rng.Chance(0.5) ? us : -us;
+  else
+    f->duration_us = us;
 }
 
 // The kinds one swarm run enables: each with probability 1/2, at least one.

@@ -146,6 +146,20 @@ MagnitudeRange* FindRange(ExploreSpace* s, const std::string& name) {
   return nullptr;
 }
 
+const MagnitudeRange* MagnitudeRangeOf(const ExploreSpace& s, FaultAction::Kind k) {
+  using K = FaultAction::Kind;
+  switch (k) {
+    case K::kPauseClient:
+    case K::kPauseNode: return &s.pause;
+    case K::kPartition: return &s.partition;
+    case K::kFailover: return &s.failover;
+    case K::kDelayMessage: return &s.delay;
+    case K::kClientClockJump:
+    case K::kNodeClockJump: return &s.jump;
+    default: return nullptr;
+  }
+}
+
 std::string ExploreSpace::Text() const {
   std::ostringstream o;
   o << algorithm << ", " << clients << " clients x " << requests << " requests, ttl " << ttl_ms << " ms, faults "

@@ -88,6 +88,11 @@ struct ExploreSpace {
 MagnitudeRange* FindRange(ExploreSpace* s, const std::string& name);
 const std::vector<std::string>& RangeNames();
 
+// The range a fault kind's magnitude is drawn from (pause for pause_client and pause_node, jump
+// for both clock jumps, partition, failover, delay); nullptr for kinds without one (crashes,
+// restarts).
+const MagnitudeRange* MagnitudeRangeOf(const ExploreSpace& s, FaultAction::Kind k);
+
 // "pause_client,crash_node" or "none".
 Result<std::vector<FaultAction::Kind>> ParseKinds(const std::string& comma_list);
 
