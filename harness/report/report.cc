@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <system_error>
+#include <utility>
 
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
@@ -66,7 +67,7 @@ json ExampleJson(const Violation& v, const std::string& replay) {
   return {{"start_ms", UsToMs(v.start_us)},
           {"end_ms", UsToMs(v.end_us)},
           {"clients", v.clients},
-          {"timeline", tl},
+          {"timeline", std::move(tl)},
           {"replay", replay}};
 }
 
@@ -184,7 +185,7 @@ json RunJson(const RunResult& r) {
                    {"stale_reads_rejected", res.stale_reads_rejected},
                    {"counter_final", r.counter_final},
                    {"stock_final", r.stock_final}}},
-                 {"examples", examples}};
+                 {"examples", std::move(examples)}};
   // Only for runs with readers (rwlock), so that earlier reports keep their bytes.
   if (res.read_holds > 0) {
     safety["resource"]["read_holds"] = res.read_holds;
@@ -206,7 +207,9 @@ json RunJson(const RunResult& r) {
                    {"max_wait_ms", R3(c.fairness.max_wait_ms)}};
   json by_name = json::object();
   for (const auto& [name, n] : r.commands.by_name) by_name[name] = n;
-  json redis = {{"commands", r.commands.total}, {"commands_per_acquire", R3(CommandsPerAcquire(r))}, {"by_name", by_name}};
+  json redis = {{"commands", r.commands.total},
+                {"commands_per_acquire", R3(CommandsPerAcquire(r))},
+                {"by_name", std::move(by_name)}};
   return {{"algorithm", r.spec.algorithm},
           {"algorithm_options", OptionsJson(r.spec.algorithm_options)},
           {"retry", r.spec.retry},
@@ -216,11 +219,11 @@ json RunJson(const RunResult& r) {
           {"config", ToJson(r.spec)},
           {"completed", r.completed},
           {"error", r.error},
-          {"safety", safety},
-          {"liveness", liveness},
-          {"latency_ms", latency},
-          {"fairness", fairness},
-          {"redis", redis},
+          {"safety", std::move(safety)},
+          {"liveness", std::move(liveness)},
+          {"latency_ms", std::move(latency)},
+          {"fairness", std::move(fairness)},
+          {"redis", std::move(redis)},
           {"throughput_per_s", R3(ThroughputPerS(r))},
           {"duration_ms", UsToMs(r.duration_us)},
           {"history", {{"events", r.history_events}, {"commands_dropped", r.commands_dropped}}},
