@@ -37,11 +37,16 @@ bool ParseMs(const std::string& s, int64_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+enum class Recovery : uint8_t { kGetset, kDel, kWatch };
+Recovery RecoveryOf(const std::string& name) {  // the option's values, checked by ResolveSpec
+  return name == "del" ? Recovery::kDel : name == "watch" ? Recovery::kWatch : Recovery::kGetset;
+}
+
 class TimestampLock : public Lock {
  public:
   TimestampLock(Env& env, const LockConfig& cfg)
       : env_(env), cfg_(cfg),
-        recovery_(cfg.options.Get("recovery")),
+        recovery_(RecoveryOf(cfg.options.Get("recovery"))),
         nil_acquires_(cfg.options.Get("getset-nil") == "acquired"),
         fit_work_(cfg.options.GetBool("fit-work")),
         lua_release_(cfg.options.GetBool("lua-release")),
@@ -78,7 +83,7 @@ class TimestampLock : public Lock {
     if (r.is_timeout()) co_return Outcome::kUnknown;
     if (r.is_int(1)) co_return Held(first);
 
-    const bool watch = recovery_ == "watch";
+    const bool watch = recovery_ == Recovery::kWatch;
     if (watch) {
       Reply w = co_await env_.Send(0, Command::Of("WATCH", cfg_.key));
       if (w.is_timeout()) co_return co_await AbandonTransaction(env_, 0);
@@ -94,7 +99,7 @@ class TimestampLock : public Lock {
     const std::string mine = fresh_expiry_ ? std::to_string(env_.WallMs() + cfg_.ttl_ms + 1) : first;
 
     if (watch) co_return co_await TakeOverWatched(mine);
-    if (recovery_ == "del") {
+    if (recovery_ == Recovery::kDel) {
       Reply d = co_await env_.Send(0, Command::Of("DEL", cfg_.key));
       if (d.is_timeout()) co_return Outcome::kUnknown;
       Reply s = co_await env_.Send(0, Command::Of("SETNX", cfg_.key, mine));
@@ -126,7 +131,7 @@ class TimestampLock : public Lock {
 
   Env& env_;
   LockConfig cfg_;
-  std::string recovery_;  // getset, del or watch
+  Recovery recovery_;
   bool nil_acquires_;
   bool fit_work_;
   bool lua_release_;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <span>
 
 #include "harness/cli/cli.h"
 #include "harness/report/report.h"
@@ -64,7 +65,7 @@ nlohmann::json CheckReport(const RunResult& r, const std::string& path) {
   ReportContext ctx;
   ctx.backend = "history";
   ctx.seed = 0;
-  nlohmann::json report = BuildReport({r}, ctx);
+  nlohmann::json report = BuildReport(std::span(&r, 1), ctx);
   const nlohmann::json config = {{"history", path}};
   report["config"] = config;
   nlohmann::json& run = report["runs"][0];

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -156,12 +157,7 @@ Finished SweepRun::RunAndPrepare(size_t k) const {
   f.found = FoundViolation(f.result);
   if (!req_.results.empty()) {
     const bool full = f.found && !req_.full_dir.empty();
-    if (full) {  // the run moved into a list of one and back: BuildReport takes a list, and a copy costs
-      std::vector<RunResult> one;
-      one.push_back(std::move(f.result));
-      f.full_text = ReportText(BuildReport(one, MakeReportContext(one.front().spec)));
-      f.result = std::move(one.front());
-    }
+    if (full) f.full_text = ReportText(BuildReport(std::span(&f.result, 1), MakeReportContext(f.result.spec)));
     const RunPlace place{selection_[k] + 1, req_.specs.size(), sweep_hash_, config_hashes_[selection_[k]]};
     f.line = ResultLine(f.result, place, full) + "\n";
   }

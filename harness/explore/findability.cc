@@ -220,9 +220,11 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
   s.clients = spec.clients;
   s.requests = spec.client_plans.empty() ? std::max<int64_t>(1, spec.requests / std::max(1, spec.clients)) : 2;
   bool long_task = false;  // a client that works at least a TTL: the long task is the scenario's fault
+  int64_t broken_ttl_ms = s.ttl_ms;  // the first broken variant's
   for (const ScenarioVariant& v : sc.variants) {  // every variant's faults: one set of kinds per scenario
     Result<ScenarioRun> other = CompileVariant(sc, v.name, {}, "sim", 1, nullptr);
     if (!other.ok()) return other.status();
+    if (!roles.broken.empty() && v.name == roles.broken.front()) broken_ttl_ms = other->spec.ttl_ms;
     for (const FaultAction& f : other->spec.faults.plan)
       if (std::find(s.kinds.begin(), s.kinds.end(), f.kind) == s.kinds.end()) s.kinds.push_back(f.kind);
     for (const ClientPlan& p : other->spec.client_plans) long_task = long_task || p.hold_ms >= other->spec.ttl_ms;
@@ -236,16 +238,12 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
   } else if (s.kinds.empty() && long_task) {
     s.hold = {0.05, 3, true};  // no fault but the long task: how long the clients work is the whole space
   }
-  if (!roles.broken.empty()) {  // a fix that lengthens the TTL meets the broken variant's faults, in ms
-    Result<ScenarioRun> broken = CompileVariant(sc, roles.broken.front(), {}, "sim", 1, nullptr);
-    if (!broken.ok()) return broken.status();
-    const double unit_ms = static_cast<double>(broken->spec.ttl_ms);
-    if (broken->spec.ttl_ms != s.ttl_ms)
-      for (const std::string& n : RangeNames()) {
-        MagnitudeRange* r = FindRange(&s, n);
-        if (r->ttl_units) *r = {r->lo * unit_ms, r->hi * unit_ms, false};
-      }
-  }
+  if (broken_ttl_ms != s.ttl_ms)  // a fix that lengthens the TTL meets the broken variant's faults, in ms
+    for (const std::string& n : RangeNames()) {
+      MagnitudeRange* r = FindRange(&s, n);
+      const double unit_ms = static_cast<double>(broken_ttl_ms);
+      if (r->ttl_units) *r = {r->lo * unit_ms, r->hi * unit_ms, false};
+    }
   s.find = roles.targets;
   if (run->liveness_bound_ms > 0) s.liveness_bound_ms = run->liveness_bound_ms;
   LOCKLAB_RETURN_IF_ERROR(CheckSpace(&s).Prefixed(sc.id + " " + variant));

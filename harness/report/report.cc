@@ -231,7 +231,7 @@ json RunJson(const RunResult& r) {
           {"replay", replay}};
 }
 
-json ReportConfig(const std::vector<RunResult>& runs) {
+json ReportConfig(std::span<const RunResult> runs) {
   std::vector<RunSpec> specs;
   for (const RunResult& r : runs) specs.push_back(r.spec);
   return ReportConfigOfSpecs(specs);
@@ -291,7 +291,7 @@ ReportContext MakeReportContext(const RunSpec& first) {
   return c;
 }
 
-json BuildReportHead(const std::vector<RunResult>& runs, const ReportContext& ctx) {
+json BuildReportHead(std::span<const RunResult> runs, const ReportContext& ctx) {
   json context = {
       {"tool_version", ToolVersion()}, {"git_sha", GitSha()}, {"backend", ctx.backend}, {"seed", ctx.seed}};
   // Real-time facts only where the run was real: a sim report must not change between runs.
@@ -300,7 +300,7 @@ json BuildReportHead(const std::vector<RunResult>& runs, const ReportContext& ct
   return {{"schema", kReportSchema}, {"context", context}, {"config", ReportConfig(runs)}, {"runs", json::array()}};
 }
 
-json BuildReport(const std::vector<RunResult>& runs, const ReportContext& ctx) {
+json BuildReport(std::span<const RunResult> runs, const ReportContext& ctx) {
   json report = BuildReportHead(runs, ctx);
   json& list = report["runs"];
   for (const RunResult& r : runs) list.push_back(RunJson(r));

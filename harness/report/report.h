@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,9 @@ ReportContext MakeReportContext(const std::vector<RunResult>& runs);
 // The same from the sweep's first spec (a shard's report: the whole sweep's context).
 ReportContext MakeReportContext(const RunSpec& first);
 
-nlohmann::json BuildReport(const std::vector<RunResult>& runs, const ReportContext& context);
+nlohmann::json BuildReport(std::span<const RunResult> runs, const ReportContext& context);
 // BuildReport without the runs' JSON ("runs" is []): for ReportTextWithRuns.
-nlohmann::json BuildReportHead(const std::vector<RunResult>& runs, const ReportContext& context);
+nlohmann::json BuildReportHead(std::span<const RunResult> runs, const ReportContext& context);
 // One element of "runs" as ReportText prints it inside the report (RunJson, indented for its
 // place). Big sweeps make it on the thread that ran the run.
 std::string RunText(const RunResult& run);
@@ -52,7 +53,7 @@ double ThroughputPerS(const RunResult& run);
 nlohmann::json RunJson(const RunResult& run);
 // "config": the run's spec when there is one; for a sweep (runs differing only in algorithm
 // and/or seed) the spec with "algorithms"/"seeds" lists, loadable again by --config.
-nlohmann::json ReportConfig(const std::vector<RunResult>& runs);
+nlohmann::json ReportConfig(std::span<const RunResult> runs);
 // The same from the specs alone (a shard's report: the whole sweep's config).
 nlohmann::json ReportConfigOfSpecs(const std::vector<RunSpec>& specs);
 

@@ -88,7 +88,8 @@ Status PlanWorld(const RunSpec& spec, Runtime& rt) {
     }
     plan.push_back(a);
   }
-  for (const FaultAction& a : DelayRestarts(plan, spec.node_min_down_ms * 1000))
+  if (spec.node_min_down_ms > 0) plan = DelayRestarts(plan, spec.node_min_down_ms * 1000);
+  for (const FaultAction& a : plan)
     if (Status s = rt.PlanFault(a); !s.ok()) return s;
   return PlanGcPauses(spec, fault_rng, rt);
 }
