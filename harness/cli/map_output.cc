@@ -5,19 +5,13 @@
 
 #include "harness/cli/map.h"
 #include "harness/report/interval_json.h"
+#include "harness/report/text_table.h"
 #include "harness/run/build_info.h"
 
 namespace locklab {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-std::string Rate(double x) {
-  if (x == 0) return "0";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(x) < 0.001 ? "%.1e" : "%.3g", x);
-  return buf;
-}
 
 std::string Pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
@@ -93,7 +87,7 @@ std::string MapTable(const MapResult& r) {
     const int64_t events = d.unit == MapUnit::kFault ? (damage ? p.runs_with_damage : p.runs_with_violations)
                                                      : (damage ? p.damage : p.violations);
     const int64_t trials = d.unit == MapUnit::kFault ? p.completed - p.not_fired : p.acquisitions;
-    std::string cell = Rate(i.estimate) + " [" + Rate(i.low) + "," + Rate(i.high) + "]";
+    std::string cell = ShortRate(i.estimate) + " [" + ShortRate(i.low) + "," + ShortRate(i.high) + "]";
     if (p.completed < p.seeds) cell += " *";
     out << Pad(c.label, 28) << Pad(x, 8) << Pad(std::to_string(p.seeds), 6) << Pad(std::to_string(trials), 9)
         << Pad(std::to_string(events), 7) << Pad(cell, 28) << MapStopName(p.stop) << "\n";

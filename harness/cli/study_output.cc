@@ -20,22 +20,10 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// A rate in at most 7 characters: 0, 0.0123, 1.2e-05.
-std::string Rate(double x) {
-  if (x == 0) return "0";
-  char buf[32];
-  if (std::fabs(x) < 0.001) {
-    std::snprintf(buf, sizeof buf, "%.1e", x);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3g", x);
-  }
-  return buf;
-}
-
 // "0.0123 [0.0101,0.015]": 24 characters at most.
 std::string RateCell(const Interval& i, int completed) {
   if (completed == 0) return "n/a";
-  return Rate(i.estimate) + " [" + Rate(i.low) + "," + Rate(i.high) + "]";
+  return ShortRate(i.estimate) + " [" + ShortRate(i.low) + "," + ShortRate(i.high) + "]";
 }
 
 constexpr int kAlgWidth = 14;
@@ -112,8 +100,8 @@ void Disagreements(const StudyResult& r, const StudyOptions& o, std::ostream& ou
       if (p.cluster_t_coverage < worst_coverage) worst_coverage = p.cluster_t_coverage, worst = name;
       if (!WithinPrediction(p, b.estimate))
         lines.push_back("  " + name + ": real " + RateCell(b, it->second->completed) + "; simulated " +
-                        Rate(a.estimate) + ", range for " + std::to_string(o.redis_seeds) + " seeds [" +
-                        Rate(p.low) + "," + Rate(p.high) + "]");
+                        ShortRate(a.estimate) + ", range for " + std::to_string(o.redis_seeds) + " seeds [" +
+                        ShortRate(p.low) + "," + ShortRate(p.high) + "]");
     }
   }
   if (compared == 0) return;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 namespace locklab {
@@ -86,6 +87,13 @@ std::string TextTable::ToString() const {
   out += line(header_, true);
   for (const auto& r : rows_) out += line(r, false);
   return out;
+}
+
+std::string ShortRate(double x) {
+  if (x == 0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::fabs(x) < 0.001 ? "%.1e" : "%.3g", x);
+  return buf;
 }
 
 }  // namespace locklab

@@ -30,5 +30,7 @@ class TextTable {
 
 // Cell text for a number with `decimals` digits after the point ("12.3").
 std::string Fixed(double v, int decimals);
+// A rate in at most 7 characters, 3 significant digits: "0", "0.0123", "1.2e-05" (below 0.001).
+std::string ShortRate(double x);
 
 }  // namespace locklab
