@@ -145,16 +145,17 @@ void FewerFaults(const ExploreOptions& o, const StillFails& fails, ExploreResult
     if (!r.found) return;
     ShrinkStats stats;
     const Candidate m = Shrink(r.finding.candidate, fails, ShrinkOptionsFor(o.space, o.shrink_margin), &stats);
-    stats.tries += res->shrink_stats.tries;
-    stats.point_runs += res->shrink_stats.point_runs;
-    if (m.faults.size() >= res->minimal.faults.size()) {
-      res->shrink_stats.tries = stats.tries;
-      res->shrink_stats.point_runs = stats.point_runs;
-      return;
+    const int64_t tries = res->shrink_stats.tries + stats.tries;  // every shrink counts
+    const int64_t point_runs = res->shrink_stats.point_runs + stats.point_runs;
+    const bool fewer = m.faults.size() < res->minimal.faults.size();
+    if (fewer) {
+      res->minimal = m;
+      res->shrink_stats = stats;
+      res->fewer_run_seed = r.finding.run_seed;
     }
-    res->minimal = m;
-    res->shrink_stats = stats;
-    res->fewer_run_seed = r.finding.run_seed;
+    res->shrink_stats.tries = tries;
+    res->shrink_stats.point_runs = point_runs;
+    if (!fewer) return;
   }
 }
 

@@ -16,13 +16,22 @@ namespace {
 
 using K = FaultAction::Kind;
 
+// A space of one fault kind, finding one class, with `clients` clients and the other defaults
+// (not yet checked: CheckSpace).
+ExploreSpace OneKindSpace(const std::string& algorithm, K kind, FindingClass find,
+                          int clients = ExploreSpace().clients) {
+  ExploreSpace s;
+  s.algorithm = algorithm;
+  s.clients = clients;
+  s.kinds = {kind};
+  s.find = {find};
+  return s;
+}
+
 // A token lock released by a plain DEL, under client pauses: a paused holder's late DEL deletes
 // its successor's lock and a third client gets in (harness/scenarios/pause-misdelete.json).
 ExploreSpace Misdelete(const std::string& algorithm) {
-  ExploreSpace s;
-  s.algorithm = algorithm;
-  s.kinds = {K::kPauseClient};
-  s.find = {FindingClass::kOverlapUnexplained};
+  ExploreSpace s = OneKindSpace(algorithm, K::kPauseClient, FindingClass::kOverlapUnexplained);
   EXPECT_TRUE(CheckSpace(&s).ok());
   return s;
 }
@@ -94,11 +103,7 @@ TEST_F(ExploreTest, FindsShrinksAndTheFileReplaysTheRun) {
 // together do they keep A frozen past its TTL and let B in before A's stale write. One pause from
 // the first's start to the second's end does the same: the shrinker merges them and ends at one.
 TEST_F(ExploreTest, TwoPausesInOneHoldAreMergedIntoOne) {
-  ExploreSpace s;
-  s.algorithm = "token";
-  s.clients = 2;
-  s.kinds = {K::kPauseClient};
-  s.find = {FindingClass::kDamage};
+  ExploreSpace s = OneKindSpace("token", K::kPauseClient, FindingClass::kDamage, 2);
   ASSERT_TRUE(CheckSpace(&s).ok());
   Candidate c;
   c.clients = {{0, 300, 1}, {200, 300, 1}};
@@ -138,10 +143,7 @@ TEST_F(ExploreTest, TwoPausesInOneHoldAreMergedIntoOne) {
 // The unexplained pairs are the checker's pairs that no pause explains: not A+C, so the found
 // file's `expect` is the verdict its replay gives.
 TEST_F(ExploreTest, UnexplainedPairsAreTheCheckersPairs) {
-  ExploreSpace s;
-  s.algorithm = "semaphore:permits=2";
-  s.kinds = {K::kPauseClient};
-  s.find = {FindingClass::kOverlapUnexplained};
+  ExploreSpace s = OneKindSpace("semaphore:permits=2", K::kPauseClient, FindingClass::kOverlapUnexplained);
   ASSERT_TRUE(CheckSpace(&s).ok());
   Candidate c;
   c.clients = {{126, 467, 1}, {363, 395, 1}, {209, 500, 2}};
@@ -172,10 +174,7 @@ TEST_F(ExploreTest, UnexplainedPairsAreTheCheckersPairs) {
 // SETNX/DEL with no expiry: a holder that crashes leaves the lock held for ever. The found file
 // judges `stuck`, so it carries the liveness bound.
 TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {
-  ExploreSpace s;
-  s.algorithm = "naive";
-  s.kinds = {K::kCrashClient};
-  s.find = {FindingClass::kStuckUnexplained};
+  ExploreSpace s = OneKindSpace("naive", K::kCrashClient, FindingClass::kStuckUnexplained);
   ASSERT_TRUE(CheckSpace(&s).ok());
   const ExploreOptions o = Options(s, 5'000, 2);
   const ExploreResult r = Explore(o, nullptr);
@@ -190,11 +189,7 @@ TEST_F(ExploreTest, AStuckLockIsFoundAndItsFileReplays) {
 // inside the window); the search with one fault a run finds the race with one pause, which the
 // result keeps, and its file replays.
 TEST_F(ExploreTest, ASearchWithFewerFaultsReplacesATwoFaultSchedule) {
-  ExploreSpace s;
-  s.algorithm = "timestamp:getset-nil=fail";
-  s.clients = 2;
-  s.kinds = {K::kPauseClient};
-  s.find = {FindingClass::kStuckUnexplained};
+  ExploreSpace s = OneKindSpace("timestamp:getset-nil=fail", K::kPauseClient, FindingClass::kStuckUnexplained, 2);
   s.liveness_bound_ms = 500;
   s.run["acquire_timeout_ms"] = 10'000;
   ASSERT_TRUE(CheckSpace(&s).ok());
@@ -212,10 +207,7 @@ TEST_F(ExploreTest, ASearchWithFewerFaultsReplacesATwoFaultSchedule) {
 // Fencing under client pauses: holders overlap, but the resource refuses every stale access, so
 // damage is never found and the budget runs out.
 TEST_F(ExploreTest, ALockWithoutTheRaceSpendsItsBudget) {
-  ExploreSpace s;
-  s.algorithm = "fencing";
-  s.kinds = {K::kPauseClient};
-  s.find = {FindingClass::kDamage};
+  ExploreSpace s = OneKindSpace("fencing", K::kPauseClient, FindingClass::kDamage);
   ASSERT_TRUE(CheckSpace(&s).ok());
   const ExploreResult r = Explore(Options(s, 2'000, 2), nullptr);
   EXPECT_FALSE(r.found);
