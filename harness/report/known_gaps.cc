@@ -8,7 +8,6 @@ constexpr char kHandOffs[] =
     "the simulator hands the lock over about twice as often: its light-load steps cost as with 1,000 connections";
 constexpr char kMergedRounds[] =
     "0.1 in every simulated seed; real runs sharing the machine sometimes merge two rounds into one";
-constexpr char kReplicaTrip[] = "the default profile's replica trip is 1 ms each way; real Redis takes 17 us";
 
 constexpr KnownGap kGaps[] = {
     {"clock-skew", "timestamp", true, true, kHandOffs},
@@ -16,7 +15,6 @@ constexpr KnownGap kGaps[] = {
     {"none", "none", true, false, kMergedRounds},
     {"net-delay", "none", true, false, kMergedRounds},
     {"clock-skew", "none", true, false, kMergedRounds},
-    {"gc-pause", "wait", true, false, kReplicaTrip},
 };
 
 }  // namespace

@@ -84,8 +84,9 @@ TEST(ProfileChoice, SameSeedSameRunWithTheDefaultProfile) {
 // without the key keep the simulator's 1 ms each way.
 TEST(ProfileChoice, ReplicaTripComesFromTheProfile) {
   nlohmann::json j = nlohmann::json::parse(std::ifstream(std::string(SourceDir()) + "/harness/profiles/default.json"));
-  j["replica_one_way_us"] = 30;
-  const std::string path = ::testing::TempDir() + "/replica_profile.json";
+  ASSERT_TRUE(j.contains("replica_one_way_us"));  // measured: 17.2 us
+  j.erase("replica_one_way_us");                   // the simulator's own 1 ms each way
+  const std::string path = ::testing::TempDir() + "/no_replica_trip_profile.json";
   std::ofstream(path) << j.dump();
   auto p50_ms = [](const std::string& profile) {
     RunSpec s;
@@ -99,10 +100,10 @@ TEST(ProfileChoice, ReplicaTripComesFromTheProfile) {
     EXPECT_EQ(r.check.liveness.acquired, 20);
     return r.check.latency.acquire.p50;
   };
-  EXPECT_GE(p50_ms("default"), 2.0);  // SET, then WAIT: 1 ms there and 1 ms back
-  const double fast = p50_ms(path);
-  EXPECT_GE(fast, 0.06);  // the two 30 us trips and a round trip or two
-  EXPECT_LT(fast, 0.5);
+  EXPECT_GE(p50_ms(path), 2.0);  // SET, then WAIT: 1 ms there and 1 ms back
+  const double measured = p50_ms("default");
+  EXPECT_GE(measured, 0.05);  // the two 17 us trips and a round trip or two
+  EXPECT_LT(measured, 0.5);
 }
 
 }  // namespace
