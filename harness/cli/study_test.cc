@@ -149,6 +149,19 @@ TEST_F(StudyCli, RedisFromReusesTheRecordedRealCells) {
   EXPECT_FALSE(std::filesystem::exists(Path("r.json")));
 }
 
+// A completed cell of `backend` (500 simulator seeds, 4 real) whose violation rate is the middle
+// of [low, high], its cluster-t interval.
+StudyCell Cell(const std::string& backend, const std::string& preset, const std::string& algorithm, double low,
+               double high) {
+  StudyCell c;
+  c.backend = backend;
+  c.preset = preset;
+  c.algorithm = algorithm;
+  c.runs = c.completed = backend == "sim" ? 500 : 4;
+  c.violations_per_acq = Interval{(low + high) / 2, low, high, c.runs, "cluster-t"};
+  return c;
+}
+
 // With both backends the table ends by naming the rates where real Redis falls outside the
 // simulator's prediction for its seed count, whatever the two intervals say.
 TEST(StudyTable, NamesTheRatesOutsideTheSimulatorsPrediction) {
@@ -158,12 +171,7 @@ TEST(StudyTable, NamesTheRatesOutsideTheSimulatorsPrediction) {
   o.sim_seeds = 500;
   StudyResult r;
   auto add = [&r](const std::string& backend, const std::string& alg, double low, double high) {
-    StudyCell c;
-    c.backend = backend;
-    c.preset = "gc-pause";
-    c.algorithm = alg;
-    c.runs = c.completed = backend == "sim" ? 500 : 4;
-    c.violations_per_acq = Interval{(low + high) / 2, low, high, c.runs, "cluster-t"};
+    StudyCell c = Cell(backend, "gc-pause", alg, low, high);
     c.damage_per_acq = Interval{0, 0, 0.001, c.runs, "wilson"};
     if (backend == "sim") {
       c.violations_pred = Prediction{4, 500, 10000, 0.004, 0.1, 0.04, 0.8, "resampled runs", true};
@@ -205,13 +213,8 @@ TEST(StudyTable, ListsAKnownGapApartWithItsCause) {
   o.backends = {"sim", "redis"};
   StudyResult r;
   for (const std::string backend : {"sim", "redis"}) {
-    StudyCell c;
-    c.backend = backend;
-    c.preset = "clock-skew";
-    c.algorithm = "timestamp";
-    c.runs = c.completed = backend == "sim" ? 500 : 4;
     const double v = backend == "sim" ? 0.068 : 0.026;  // real below the range, as measured
-    c.violations_per_acq = Interval{v, v - 0.005, v + 0.005, c.runs, "cluster-t"};
+    StudyCell c = Cell(backend, "clock-skew", "timestamp", v - 0.005, v + 0.005);
     c.damage_per_acq = c.violations_per_acq;
     if (backend == "sim") c.violations_pred = c.damage_pred = Prediction{4, 500, 10000, 0.039, 0.105, 0.05, 0.9, "resampled runs", true};
     r.cells.push_back(c);

@@ -200,8 +200,16 @@ Result<ScenarioRoles> RolesOf(const Scenario& sc) {
 }
 
 Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, const ScenarioRoles& roles) {
-  Result<ScenarioRun> run = CompileVariant(sc, variant, {}, "sim", 1, nullptr);
-  if (!run.ok()) return run.status();
+  std::vector<ScenarioRun> compiled;  // every variant once: the explored one, and all the faults and TTLs
+  const ScenarioRun* run = nullptr;
+  for (const ScenarioVariant& v : sc.variants) {
+    Result<ScenarioRun> c = CompileVariant(sc, v.name, {}, "sim", 1, nullptr);
+    if (!c.ok()) return c.status();
+    compiled.push_back(std::move(c).value());
+  }
+  for (size_t i = 0; i < sc.variants.size(); ++i)
+    if (sc.variants[i].name == variant) run = &compiled[i];
+  if (run == nullptr) return Status::Invalid("scenario " + sc.id + " has no variant '" + variant + "'");
   const RunSpec& spec = run->spec;
   ExploreSpace s;
   s.algorithm = sc.FindVariant(variant)->algorithm;
@@ -221,13 +229,12 @@ Result<ExploreSpace> SpaceOf(const Scenario& sc, const std::string& variant, con
   s.requests = spec.client_plans.empty() ? std::max<int64_t>(1, spec.requests / std::max(1, spec.clients)) : 2;
   bool long_task = false;  // a client that works at least a TTL: the long task is the scenario's fault
   int64_t broken_ttl_ms = s.ttl_ms;  // the first broken variant's
-  for (const ScenarioVariant& v : sc.variants) {  // every variant's faults: one set of kinds per scenario
-    Result<ScenarioRun> other = CompileVariant(sc, v.name, {}, "sim", 1, nullptr);
-    if (!other.ok()) return other.status();
-    if (!roles.broken.empty() && v.name == roles.broken.front()) broken_ttl_ms = other->spec.ttl_ms;
-    for (const FaultAction& f : other->spec.faults.plan)
+  for (size_t i = 0; i < sc.variants.size(); ++i) {  // every variant's faults: one set of kinds per scenario
+    const RunSpec& other = compiled[i].spec;
+    if (!roles.broken.empty() && sc.variants[i].name == roles.broken.front()) broken_ttl_ms = other.ttl_ms;
+    for (const FaultAction& f : other.faults.plan)
       if (std::find(s.kinds.begin(), s.kinds.end(), f.kind) == s.kinds.end()) s.kinds.push_back(f.kind);
-    for (const ClientPlan& p : other->spec.client_plans) long_task = long_task || p.hold_ms >= other->spec.ttl_ms;
+    for (const ClientPlan& p : other.client_plans) long_task = long_task || p.hold_ms >= other.ttl_ms;
   }
   std::sort(s.kinds.begin(), s.kinds.end());
   if (spec.client_plans.empty()) {
