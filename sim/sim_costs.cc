@@ -95,6 +95,7 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   int64_t cost_ns = Ns(DrawUs(cost));
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
   cpu_busy_ns_[cpu] = start + cost_ns;
+  client_cpu_ns_ += cost_ns;
   return cpu_busy_ns_[cpu];
 }
 

@@ -149,6 +149,9 @@ class Simulator {
   int64_t now_us() const { return now_us_; }
   const SimConfig& config() const { return config_; }
   const Network& network() const { return net_; }
+  // The client CPU charged so far (ChargeCpuNs: every cost drawn, over every client process),
+  // ns; wake-up lateness is a delay, not CPU, and is not in it. 0 without client costs.
+  int64_t client_cpu_ns() const { return client_cpu_ns_; }
 
   void SetClientClock(int client, int64_t offset_us, double drift_ppm);
   void SetNodeClock(int node, int64_t offset_us, double drift_ppm);
@@ -320,6 +323,7 @@ class Simulator {
   Network net_;
   Rng cost_rng_;
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
+  int64_t client_cpu_ns_ = 0;         // the CPU charged on them, summed (client_cpu_ns())
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do

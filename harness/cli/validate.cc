@@ -34,7 +34,7 @@ Result<ValidateGroup> RetryGroup(bool quick) {
                   {}};
   const std::vector<MetricId> metrics = {MetricId::kAcquisitionsPerS, MetricId::kRequestP50Ms,
                                          MetricId::kRequestP99Ms, MetricId::kCommandsPerAcquisition,
-                                         MetricId::kFailedRequests};
+                                         MetricId::kFailedRequests, MetricId::kClientCpuPerAcquisitionUs};
   Result<ConfigFile> strategies = LoadExperiment("retry-strategies.json");
   if (!strategies.ok()) return strategies.status();
   for (RunSpec& s : ExpandSweep(*strategies)) {
@@ -215,6 +215,7 @@ const MetricInfo& MetricInfoOf(MetricId id) {
       {"lost_updates_per_acquisition", "lost/acq", MetricKind::kRate},
       {"acquisitions", "acquired", MetricKind::kMean},
       {"acquire_p99_ms", "acq p99 ms", MetricKind::kMean},
+      {"client_cpu_per_acquisition_us", "cli us/acq", MetricKind::kMean},
   };
   return kInfo[static_cast<int>(id)];
 }
@@ -259,6 +260,9 @@ std::optional<Figure> FigureOf(MetricId id, const RunResult& r) {
       return Figure{acquired, 1};
     case MetricId::kAcquireP99Ms:
       return latency(c.latency.acquire, c.latency.acquire.p99);
+    case MetricId::kClientCpuPerAcquisitionUs:
+      if (acquired == 0 || r.client_cpu_us < 0) return std::nullopt;
+      return Figure{r.client_cpu_us / acquired, 1};
   }
   return std::nullopt;
 }

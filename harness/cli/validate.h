@@ -37,6 +37,7 @@ enum class MetricId {
   kLostUpdatesPerAcquisition, // (lost updates + oversold) / acquisitions
   kAcquisitions,              // acquisitions per run
   kAcquireP99Ms,              // acquire latency, p99
+  kClientCpuPerAcquisitionUs, // the client process's CPU / acquisitions (RunResult::client_cpu_us)
 };
 struct MetricInfo {
   const char* name;   // JSON: "acquisitions_per_s"

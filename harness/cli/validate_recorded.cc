@@ -55,8 +55,11 @@ Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& 
           const json* found = nullptr;
           for (const json& m : e.at("metrics"))
             if (m.value("name", "") == info.name) found = &m;
-          if (found == nullptr) return std::optional<RecordedReal>();
           std::vector<std::optional<Figure>> by_seed;
+          if (found == nullptr) {  // a metric added since that file was made: no real value (n/a)
+            out.by_metric.emplace_back(seeds.size());
+            continue;
+          }
           for (size_t i = 0; i < seeds.size(); ++i) by_seed.push_back(FigureAt(found->at("real"), info.kind, i));
           out.by_metric.push_back(std::move(by_seed));
         }

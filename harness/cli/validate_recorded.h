@@ -25,7 +25,8 @@ class RecordedValidation {
   // Reads a locklab.validation/1 file: Invalid naming the file and what is wrong.
   static Result<RecordedValidation> Load(const std::string& path);
   // The recorded real figures of one experiment as it is planned now; nullopt when the file
-  // does not have it so (absent, another configuration or other seeds). Invalid: malformed.
+  // does not have it so (absent, another configuration or other seeds). A metric the file
+  // lacks (added since it was made) has no figure in any seed. Invalid: malformed.
   Result<std::optional<RecordedReal>> Find(const std::string& group, const std::string& name, const RunSpec& base,
                             const std::vector<MetricId>& metrics, const std::vector<uint64_t>& seeds) const;
   // For the new file's context: where the real figures come from ({file, date, sha, host}).

@@ -134,7 +134,8 @@ Agreement Judge(MetricKind kind, const SeedSample& sim, const SeedSample& real, 
 }
 
 std::string AgreementRuleText() {
-  return "means (throughput, latencies, commands per acquisition, acquisitions): agree when the simulator's mean "
+  return "means (throughput, latencies, commands and client CPU per acquisition, acquisitions): agree when the "
+         "simulator's mean "
          "is within x1.25 of real Redis's mean or inside the range of real Redis's own seeds, whichever is wider "
          "(bounds inclusive); failed requests: agree when the two means differ by at most 5% of one run's requests; "
          "rates (violations or lost updates per acquisition): agree when the two 95% intervals overlap; n/a when "

@@ -3,7 +3,7 @@
 // the rule can be tested on hand-made values.
 //
 // The rule (also in AgreementRuleText(), the help and the README):
-//  - means (throughput, latencies, commands per acquisition, acquisitions): agree when the
+//  - means (throughput, latencies, commands and client CPU per acquisition, acquisitions): agree when the
 //    simulator's mean lies in the wider of two bands around real Redis: [real/1.25, real*1.25]
 //    and [min, max] of real Redis's own per-seed values (their union; bounds inclusive);
 //  - failed requests (a mean count per run): agree when |sim mean - real mean| <= 5% of the

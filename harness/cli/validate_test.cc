@@ -1,10 +1,12 @@
 // `locklab validate`: the agreement rule on hand-made numbers, the JSON's shape, bad flags, and
 // the quick version end to end on both backends (structure only: the backends need not agree).
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "harness/testing/temp_dir_test.h"
@@ -228,6 +230,34 @@ std::string OurRedisServers() {
   return out;
 }
 
+// A file made before a metric existed (here: the client's CPU taken out of `made`) still serves
+// --real-from: that metric has no real figure (n/a), only the simulator's.
+void ExpectAMetricTheFileLacksIsNotApplicable(const nlohmann::json& made, const std::filesystem::path& dir) {
+  nlohmann::json older = made;
+  for (auto& g : older["groups"])
+    for (auto& e : g["experiments"]) {
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& m : e["metrics"])
+        if (m["name"] != "client_cpu_per_acquisition_us") kept.push_back(m);
+      e["metrics"] = kept;
+    }
+  const std::string older_path = (dir / "older.json").string();
+  std::ofstream(older_path) << older.dump();
+  const std::string judged = (dir / "judged.json").string();
+  ASSERT_EQ(Cli({"validate", "--quick", "--no-progress", "--only", "retry", "--real-from", older_path, "--out", judged}),
+            kExitOk);
+  const nlohmann::json o = nlohmann::json::parse(ReadAll(judged));
+  int client_metrics = 0;
+  for (const auto& e : o["groups"][0]["experiments"])
+    for (const auto& m : e["metrics"]) {
+      if (m["name"] != "client_cpu_per_acquisition_us") continue;
+      ++client_metrics;
+      EXPECT_EQ(m["verdict"], "n/a") << e["name"];
+      EXPECT_GT(m["sim"]["estimate"].get<double>(), 0.0) << e["name"];
+    }
+  EXPECT_EQ(client_metrics, static_cast<int>(o["groups"][0]["experiments"].size()));
+}
+
 TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
   const std::string out = (dir_ / "validation.json").string();
   ASSERT_EQ(Cli({"validate", "--quick", "--no-progress", "--out", out}), kExitOk);
@@ -299,6 +329,8 @@ TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
     EXPECT_EQ(real_b, real_a);
     EXPECT_EQ(b["config"]["profile"], "legacy");
   }
+
+  ExpectAMetricTheFileLacksIsNotApplicable(j, dir_);
 }
 
 }  // namespace

@@ -101,6 +101,8 @@ class RedisRuntime : public Runtime {
   // counted next to what the clients sent.
   std::vector<std::string> Notes() const override;
   std::vector<std::string> UnfiredFaults() const override;
+  // The CPU of the thread that ran Run() (its event loop: every client), during Run.
+  double ClientCpuUs() const override { return client_cpu_us_; }
 
   // --- Beyond the Runtime interface: cross-checks and tests. ---
 
@@ -122,6 +124,7 @@ class RedisRuntime : public Runtime {
   struct Impl;
   explicit RedisRuntime(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+  double client_cpu_us_ = -1;
 };
 
 }  // namespace locklab

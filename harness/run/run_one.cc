@@ -183,6 +183,7 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   res.completed = run.ok();
   if (!res.completed) res.error = run.message();
   res.duration_us = rt->TrueNowUs();
+  res.client_cpu_us = rt->ClientCpuUs();
   res.commands = rt->Commands();
   res.notes = rt->Notes();
   for (const std::string& u : rt->UnfiredFaults()) {

@@ -121,6 +121,7 @@ struct RunResult {
   int64_t counter_final = 0;           // counter workload
   int64_t stock_final = 0;             // seckill workload
   std::string replay;                  // the command that replays this run ("": `locklab run` + the spec's flags)
+  double client_cpu_us = -1;           // Runtime::ClientCpuUs (< 0: not known); in no report or results line
   std::vector<Event> events;           // the history, when RunOne was asked to keep it
 };
 

@@ -101,6 +101,10 @@ class Runtime {
   // The planned faults fired by a client's n-th command (delay_message, on_send) whose n-th
   // command never came: one line each (sim::Network::Unfired).
   virtual std::vector<std::string> UnfiredFaults() const = 0;
+  // CPU the client process(es) spent in the last Run, µs: the simulator's charged client costs
+  // (every client process's summed), the real runtime's thread CPU (user + system, getrusage
+  // RUSAGE_THREAD: its one event loop with every client, history included). < 0: not known.
+  virtual double ClientCpuUs() const { return -1; }
 };
 
 }  // namespace locklab

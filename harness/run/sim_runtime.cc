@@ -49,6 +49,7 @@ class SimRuntime : public Runtime {
   }
 
   std::vector<std::string> UnfiredFaults() const override { return sim_.network().Unfired(); }
+  double ClientCpuUs() const override { return static_cast<double>(sim_.client_cpu_ns()) / 1000.0; }
 
   CommandStats Commands() const override {
     CommandStats s;
