@@ -64,6 +64,12 @@ struct ClientCosts {
   // A timer (a sleep, a timeout, a held message) that fires while its process is idle runs
   // late by a draw from these rows, idle times rising (empty: on time). WakeLateUs reads them.
   std::vector<WakeRow> wake_after_idle;
+  // The CPU such a wake-up costs the process besides the event's own cost: its loop's pass out
+  // of idle (epoll_wait returning, the timer re-armed). Drawn when an event finds the process
+  // idle (as the lateness above) and spent after that event: it delays the next event the
+  // process handles, not the commands the woken handler sends. Empty: none, as in every profile
+  // made before this key; no committed profile has it yet (a fitted figure, README "Validation").
+  CostDist wake_cpu_us;
 };
 
 // The lateness at quantile u after `idle_us` of idling: between two rows, the two rows' values

@@ -45,7 +45,8 @@ void Simulator::InitCosts() {
   reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
   const ClientCosts& c = config_.cost.client;
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
-                  !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty();
+                  !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty() ||
+                  !c.wake_cpu_us.points.empty();
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
   if (passes()) {
     client_costs_ = true;
@@ -86,16 +87,25 @@ int64_t Simulator::Depart(int physical, double cost_us) {
 int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer) {
   const size_t cpu = ProcessOf(client);
   const int64_t now_ns = now_us_ * 1000;
+  if (timer && wake_debt_ns_ > 0) {  // the last wake-up's own CPU, spent after its handler's sends
+    cpu_busy_ns_[cpu] += wake_debt_ns_;
+    wake_debt_ns_ = 0;
+  }
   int64_t start = std::max(now_ns, cpu_busy_ns_[cpu]);
   const std::vector<WakeRow>& wake = config_.cost.client.wake_after_idle;
-  if (timer && !wake.empty() && cpu_busy_ns_[cpu] < now_ns) {  // idle: the process wakes first
-    const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
-    start += Ns(WakeLateUs(wake, idle_us, cost_rng_.Unit()));
+  int64_t wake_ns = 0;
+  if (timer && cpu_busy_ns_[cpu] < now_ns) {  // idle: the process wakes first
+    if (!wake.empty()) {
+      const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
+      start += Ns(WakeLateUs(wake, idle_us, cost_rng_.Unit()));
+    }
+    wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));  // no draw when the profile has none
   }
   int64_t cost_ns = Ns(DrawUs(cost));
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
   cpu_busy_ns_[cpu] = start + cost_ns;
-  client_cpu_ns_ += cost_ns;
+  client_cpu_ns_ += cost_ns + wake_ns;
+  wake_debt_ns_ += wake_ns;
   return cpu_busy_ns_[cpu];
 }
 

@@ -160,17 +160,78 @@ TEST(SimCosts, TimerInAnIdleProcessFiresLateByHowLongItIdled) {
   EXPECT_EQ(ends, (std::vector<int64_t>{1102, 2203}));
 }
 
+TEST(SimCosts, AWakeUpFromIdleCostsWakeCpuUsAfterItsEvent) {
+  CostModel cost = ConstantCosts(6, 0, 0, 0, 0);
+  cost.client.timer_us = CostDist::Constant(1);
+  cost.client.wake_after_idle = {{1000, CostDist::Constant(100)}};
+  cost.client.wake_cpu_us = CostDist::Constant(20);
+  Simulator sim(CostConfig(1, cost));
+  std::vector<int64_t> ends;
+  sim.StartClient(0, Sleeps(sim.env(0), 2, 1000, &ends, sim));
+  ASSERT_TRUE(RunOk(sim));
+  // The start step at 0 finds the CPU just free (idle 0: no wake-up): 1. The first sleep, due
+  // at 1001 after 1000 idle: 100 late, then 1: 1102, as without wake_cpu_us; its 20 µs of wake
+  // CPU follow, so the CPU is busy until 1122. The second sleep, due at 2102, finds it idle for
+  // 980 µs: 98 late, then 1: 2201.
+  EXPECT_EQ(ends, (std::vector<int64_t>{1102, 2201}));
+  EXPECT_EQ(sim.client_cpu_ns(), (1 + 21 + 21) * 1000);  // the lateness is a delay, not CPU
+}
+
+// Sleeps `us`, then sends one GET; the time its reply resumed the client.
+Task<void> SleepThenGet(Env& env, int64_t us, int64_t* done_us, Simulator& sim) {
+  co_await env.SleepUs(us);
+  co_await env.Send(0, Command::Of("GET", "k"));
+  *done_us = sim.now_us();
+}
+
+TEST(SimCosts, AWakeUpsCpuDelaysTheNextEventNotItsOwnSends) {
+  // A lone client wakes from idle and sends at once: with or without 50 µs of wake CPU its GET
+  // leaves at the same time, the wake CPU coming after the handler's sends. (Its reply comes at
+  // the same time too: in this queue-model profile a reply is no wake-up and waits for no wake
+  // CPU; in the passes loop it would.)
+  for (double wake_cpu : {0.0, 50.0}) {
+    CostModel cost = ConstantCosts(6, 5, 3, 4, 10);
+    cost.client.timer_us = CostDist::Constant(1);
+    if (wake_cpu > 0) cost.client.wake_cpu_us = CostDist::Constant(wake_cpu);
+    Simulator sim(CostConfig(1, cost));
+    int64_t done = 0;
+    sim.StartClient(0, SleepThenGet(sim.env(0), 1000, &done, sim));
+    ASSERT_TRUE(RunOk(sim));
+    // The start step at 0: 1. The sleep, due at 1001, finds the CPU idle: 1002. Then send 3,
+    // path 7, node wake 5 + command 6, path 6, reply 4: 1002 + 31.
+    EXPECT_EQ(done, 1033) << wake_cpu;
+  }
+}
+
+// Two clients on one CPU (timer 1 µs), one sleep each of a_us and b_us: when each ended.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> TwoSleepers(CostModel cost, int64_t a_us, int64_t b_us) {
+  cost.client.placement = Placement::kOneProcess;
+  cost.client.timer_us = CostDist::Constant(1);
+  Simulator sim(CostConfig(2, cost));
+  std::vector<int64_t> a, b;
+  sim.StartClient(0, Sleeps(sim.env(0), 1, a_us, &a, sim));
+  sim.StartClient(1, Sleeps(sim.env(1), 1, b_us, &b, sim));
+  EXPECT_TRUE(RunOk(sim));
+  return {a, b};
+}
+
+TEST(SimCosts, AWakeUpsCpuDelaysTheNextEvent) {
+  // Client 0 wakes the process from idle at 1001 (wake CPU 50 after it); client 1's timer is due
+  // at 1010, inside those 50 µs, and waits for them. Start steps at 0: 1 and 2. Client 0: 1002.
+  // Client 1: 1002 + 50 + 1.
+  CostModel cost = ConstantCosts(6, 0, 0, 0, 0);
+  cost.client.wake_cpu_us = CostDist::Constant(50);
+  const auto [a, b] = TwoSleepers(cost, 1000, 1008);
+  EXPECT_EQ(a, (std::vector<int64_t>{1002}));
+  EXPECT_EQ(b, (std::vector<int64_t>{1053}));
+}
+
 TEST(SimCosts, TimersDueWhileTheProcessWakesFireTogether) {
   // Two clients on one CPU sleep 1000 and 1005: the first wakes the process (100 late after
   // 1000 idle) and the second, due while it wakes, queues behind it and pays no wake-up of its own.
-  CostModel cost = ConstantCosts(6, 0, 0, 0, 0, Placement::kOneProcess);
-  cost.client.timer_us = CostDist::Constant(1);
+  CostModel cost = ConstantCosts(6, 0, 0, 0, 0);
   cost.client.wake_after_idle = {{1000, CostDist::Constant(100)}};
-  Simulator sim(CostConfig(2, cost));
-  std::vector<int64_t> a, b;
-  sim.StartClient(0, Sleeps(sim.env(0), 1, 1000, &a, sim));
-  sim.StartClient(1, Sleeps(sim.env(1), 1, 1005, &b, sim));
-  ASSERT_TRUE(RunOk(sim));
+  const auto [a, b] = TwoSleepers(cost, 1000, 1005);
   // Start steps at 0: 1 and 2. Client 0 due at 1001 after 999 idle: 1001 + 99.9 + 1 = 1102
   // (rounded up from 1101.9); client 1, due at 1007, waits for the CPU: 1102 + 1 = 1103.
   EXPECT_EQ(a, (std::vector<int64_t>{1102}));

@@ -173,7 +173,8 @@ Status ReadWakeRows(const nlohmann::json& j, std::vector<sim::WakeRow>* rows) {
 
 Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   if (Status s = OnlyKeys(j, "client",
-                          {"placement", "send_us", "reply_us", "timer_us", "hold_us", "message_us", "wake_after_idle"});
+                          {"placement", "send_us", "reply_us", "timer_us", "hold_us", "message_us", "wake_cpu_us",
+                           "wake_after_idle"});
       !s.ok())
     return s;
   if (!j.contains("placement")) return Bad("client.placement", "missing");
@@ -192,10 +193,12 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
     if (!d.ok()) return d.status();
     *dist = std::move(*d);
   }
-  if (j.contains("message_us")) {
-    Result<sim::CostDist> d = ReadDist(j, "message_us", "client.message_us");
+  for (const auto& [name, dist] : {std::pair<const char*, sim::CostDist*>{"message_us", &c->message_us},
+                                    std::pair<const char*, sim::CostDist*>{"wake_cpu_us", &c->wake_cpu_us}}) {
+    if (!j.contains(name)) continue;  // optional: profiles made before the key
+    Result<sim::CostDist> d = ReadDist(j, name, std::string("client.") + name);
     if (!d.ok()) return d.status();
-    c->message_us = std::move(*d);
+    *dist = std::move(*d);
   }
   if (j.contains("wake_after_idle")) return ReadWakeRows(j.at("wake_after_idle"), &c->wake_after_idle);
   return Status::Ok();
@@ -273,6 +276,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   cl["timer_us"] = DistJson(model.client.timer_us);
   cl["hold_us"] = DistJson(model.client.hold_us);
   if (!model.client.message_us.points.empty()) cl["message_us"] = DistJson(model.client.message_us);
+  if (!model.client.wake_cpu_us.points.empty()) cl["wake_cpu_us"] = DistJson(model.client.wake_cpu_us);
   if (!model.client.wake_after_idle.empty()) {
     ojson rows = ojson::array();
     for (const sim::WakeRow& r : model.client.wake_after_idle)

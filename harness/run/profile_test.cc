@@ -30,6 +30,7 @@ sim::CostModel Sample() {
   m.client.timer_us = D({{0, 1}, {1, 2.5}});
   m.client.hold_us = D({{0, 2}, {1, 4}});
   m.client.message_us = D({{0, 6}, {1, 9}});
+  m.client.wake_cpu_us = D({{0, 20}, {1, 60}});
   m.client.wake_after_idle = {{20, D({{0, 15}, {1, 30}})}, {1000, sim::CostDist::Constant(40)}};
   m.loop.passes = true;
   m.loop.wire_us = sim::CostDist::Constant(5.25);
@@ -78,6 +79,7 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->client.timer_us, m.client.timer_us));
   EXPECT_TRUE(SameDist(back->client.hold_us, m.client.hold_us));
   EXPECT_TRUE(SameDist(back->client.message_us, m.client.message_us));
+  EXPECT_TRUE(SameDist(back->client.wake_cpu_us, m.client.wake_cpu_us));
   ASSERT_EQ(back->client.wake_after_idle.size(), 2u);
   EXPECT_EQ(back->client.wake_after_idle[1].idle_us, 1000);
   EXPECT_TRUE(SameDist(back->client.wake_after_idle[0].late_us, m.client.wake_after_idle[0].late_us));
@@ -121,6 +123,8 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
        "client.wake_after_idle[1].idle_us: must be above 0 and rise"},
       {[](auto& j) { j["client"]["wake_after_idle"][0].erase("late_us"); }, "client.wake_after_idle[0].late_us: missing"},
       {[](auto& j) { j["client"]["wake_after_idle"] = 3; }, "client.wake_after_idle: must be an array"},
+      {[](auto& j) { j["client"]["wake_cpu_us"]["points"][0][0] = 0.1; },
+       "client.wake_cpu_us.points[0]: the first p must be 0"},
       {[](auto& j) { j["loop"]["model"] = "threads"; }, "loop.model: must be \"queue\" or \"passes\""},
       {[](auto& j) { j["loop"].erase("wire_us"); }, "loop.wire_us: missing"},
       {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us and reply_write_us belong to"},
@@ -138,6 +142,7 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
   EXPECT_TRUE(LoadEdited([](auto& j) {  // all optional
                 j["client"].erase("wake_after_idle");
                 j["client"].erase("message_us");
+                j["client"].erase("wake_cpu_us");
                 j.erase("loop");
                 j.erase("replica_one_way_us");
               }).ok());
