@@ -41,6 +41,7 @@ const std::vector<int>& ScriptCalls() {
 void Simulator::InitCosts() {
   const bool one = config_.cost.client.placement == ClientCosts::Placement::kOneProcess;
   cpu_busy_ns_.assign(one ? 1 : static_cast<size_t>(config_.clients), 0);
+  wake_debt_ns_.assign(cpu_busy_ns_.size(), 0);
   send_shift_us_ = config_.cost.client.send_us.MeanUs();
   reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
   const ClientCosts& c = config_.cost.client;
@@ -87,9 +88,9 @@ int64_t Simulator::Depart(int physical, double cost_us) {
 int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer) {
   const size_t cpu = ProcessOf(client);
   const int64_t now_ns = now_us_ * 1000;
-  if (timer && wake_debt_ns_ > 0) {  // the last wake-up's own CPU, spent after its handler's sends
-    cpu_busy_ns_[cpu] += wake_debt_ns_;
-    wake_debt_ns_ = 0;
+  if (timer && wake_debt_ns_[cpu] > 0) {  // the last wake-up's own CPU, spent after its handler's sends
+    cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];
+    wake_debt_ns_[cpu] = 0;
   }
   int64_t start = std::max(now_ns, cpu_busy_ns_[cpu]);
   const std::vector<WakeRow>& wake = config_.cost.client.wake_after_idle;
@@ -105,7 +106,7 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
   cpu_busy_ns_[cpu] = start + cost_ns;
   client_cpu_ns_ += cost_ns + wake_ns;
-  wake_debt_ns_ += wake_ns;
+  wake_debt_ns_[cpu] += wake_ns;
   return cpu_busy_ns_[cpu];
 }
 

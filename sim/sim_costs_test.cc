@@ -203,9 +203,11 @@ TEST(SimCosts, AWakeUpsCpuDelaysTheNextEventNotItsOwnSends) {
   }
 }
 
-// Two clients on one CPU (timer 1 µs), one sleep each of a_us and b_us: when each ended.
-std::pair<std::vector<int64_t>, std::vector<int64_t>> TwoSleepers(CostModel cost, int64_t a_us, int64_t b_us) {
-  cost.client.placement = Placement::kOneProcess;
+// Two clients (timer 1 µs; one CPU unless placed a process each), one sleep each of a_us and
+// b_us: when each ended.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> TwoSleepers(CostModel cost, int64_t a_us, int64_t b_us,
+                                                                  Placement placement = Placement::kOneProcess) {
+  cost.client.placement = placement;
   cost.client.timer_us = CostDist::Constant(1);
   Simulator sim(CostConfig(2, cost));
   std::vector<int64_t> a, b;
@@ -224,6 +226,10 @@ TEST(SimCosts, AWakeUpsCpuDelaysTheNextEvent) {
   const auto [a, b] = TwoSleepers(cost, 1000, 1008);
   EXPECT_EQ(a, (std::vector<int64_t>{1002}));
   EXPECT_EQ(b, (std::vector<int64_t>{1053}));
+  // A process each: client 1's CPU owes nothing for client 0's wake-up (and its own is after it).
+  const auto [a2, b2] = TwoSleepers(cost, 1000, 1008, Placement::kProcessPerClient);
+  EXPECT_EQ(a2, (std::vector<int64_t>{1002}));
+  EXPECT_EQ(b2, (std::vector<int64_t>{1010}));
 }
 
 TEST(SimCosts, TimersDueWhileTheProcessWakesFireTogether) {

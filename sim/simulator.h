@@ -324,7 +324,7 @@ class Simulator {
   Rng cost_rng_;
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
   int64_t client_cpu_ns_ = 0;         // the CPU charged on them, summed (client_cpu_ns())
-  int64_t wake_debt_ns_ = 0;          // wake CPU (client.wake_cpu_us) the next arriving event waits for
+  std::vector<int64_t> wake_debt_ns_; // per CPU: wake CPU (client.wake_cpu_us) its next arriving event waits for
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
