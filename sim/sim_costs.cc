@@ -106,7 +106,7 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
   cpu_busy_ns_[cpu] = start + cost_ns;
   client_cpu_ns_ += cost_ns + wake_ns;
-  wake_debt_ns_[cpu] += wake_ns;
+  if (wake_ns > 0) wake_debt_ns_[cpu] += wake_ns;
   return cpu_busy_ns_[cpu];
 }
 

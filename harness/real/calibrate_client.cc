@@ -1,6 +1,4 @@
 // The client measurements of Calibrate (calibrate.h): CPU of locklab's own real runtime.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -9,18 +7,12 @@
 #include <vector>
 
 #include "harness/real/calibrate_internal.h"
+#include "harness/real/cpu_time.h"
 #include "harness/real/redis_runtime.h"
 #include "sim/history.h"
 
 namespace locklab::calib {
 namespace {
-
-double CpuUs() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  auto us = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e6 + static_cast<double>(tv.tv_usec); };
-  return us(ru.ru_utime) + us(ru.ru_stime);
-}
 
 Task<void> CommandLoop(Env& env, Command cmd, int n) {
   for (int i = 0; i < n; ++i) co_await env.Send(0, cmd);

@@ -1,6 +1,5 @@
 // The node measurements of Calibrate (calibrate.h): blocking hiredis connections to one
 // redis-server, pipelined batches timed end to end.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "harness/real/calibrate_internal.h"
+#include "harness/real/cpu_time.h"
 #include "sim/scripts.h"
 
 namespace locklab::calib {
@@ -22,13 +22,6 @@ namespace {
 using Argv = std::vector<std::string>;
 constexpr int kIoTimeoutS = 5;
 constexpr int kFitCalls[] = {0, 1, 4, 16};
-
-double ProcessCpuUs() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  auto us = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e6 + static_cast<double>(tv.tv_usec); };
-  return us(ru.ru_utime) + us(ru.ru_stime);
-}
 
 Status Append(redisContext* c, const Argv& argv) {
   std::vector<const char*> words;
@@ -255,13 +248,13 @@ Status NodeBench::Commands() {
 Status NodeBench::Pings() {
   Result<double> cpu0 = ServerCpuUs();
   if (!cpu0.ok()) return cpu0.status();
-  const double client0 = ProcessCpuUs();
+  const double client0 = CpuUs();
   for (int i = 0; i < sizes_.pings; ++i) {
     const double t0 = SteadyUs();
     if (Result<std::string> r = Query(main_, {"PING"}); !r.ok()) return r.status();
     out_->ping_rtt_us.push_back(SteadyUs() - t0);
   }
-  const double client = (ProcessCpuUs() - client0) / sizes_.pings;
+  const double client = (CpuUs() - client0) / sizes_.pings;
   Result<double> cpu1 = ServerCpuUs();
   if (!cpu1.ok()) return cpu1.status();
   out_->ping_server_us.push_back((*cpu1 - *cpu0 - info_cost_us_) / sizes_.pings);

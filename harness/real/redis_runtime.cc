@@ -1,12 +1,12 @@
 #include "harness/real/redis_runtime.h"
 
 #include <signal.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
+#include "harness/real/cpu_time.h"
 #include "harness/real/hiredis_reply.h"
 #include "harness/real/redis_runtime_impl.h"
 #include "harness/run/backends.h"
@@ -262,22 +262,10 @@ void RedisRuntime::StartClient(int client, Task<void> main) {
   c.main = rt.RunMain(client, std::move(main));
 }
 
-namespace {
-
-// User + system CPU of the calling thread, µs (< 0 when the kernel does not say).
-double ThreadCpuUs() {
-  rusage ru{};
-  if (getrusage(RUSAGE_THREAD, &ru) != 0) return -1;
-  auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
-  return us(ru.ru_utime) + us(ru.ru_stime);
-}
-
-}  // namespace
-
 Status RedisRuntime::Run(const RuntimeLimits& limits) {
-  const double cpu_start_us = ThreadCpuUs();
+  const double cpu_start_us = CpuUs(RUSAGE_THREAD);
   Status ok = impl_->Run(limits);
-  const double cpu_end_us = ThreadCpuUs();
+  const double cpu_end_us = CpuUs(RUSAGE_THREAD);
   client_cpu_us_ = cpu_start_us >= 0 && cpu_end_us >= cpu_start_us ? cpu_end_us - cpu_start_us : -1;
   // Cross-check the client-side count with what the servers themselves counted: part of what
   // this runtime reports (Notes()), while the servers are still up.

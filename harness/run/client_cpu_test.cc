@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/run/run_spec.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
@@ -17,11 +18,7 @@ RunResult RunToken(const std::string& backend, const std::string& profile, int c
   s.requests = 200;
   s.hold_ms = 1;
   SetSimProfile(&s, profile);
-  std::string error;
-  EXPECT_TRUE(ResolveSpec(&s).ok(&error)) << error;
-  RunResult r = RunOne(s, false);
-  EXPECT_TRUE(r.completed) << r.error;
-  return r;
+  return RunResolved(s);
 }
 
 TEST(ClientCpu, TheLegacyProfileChargesNone) {
