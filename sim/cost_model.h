@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +111,14 @@ struct CostModel {
   // whoever runs the model (harness/run/sim_runtime.cc). 0 for every measured profile, which has
   // one_way_us instead; profile files cannot set it.
   int64_t legacy_delay_floor_us = 0;
+  // How many connections the figures were measured with (the node's lockstep drivers, the real
+  // runtime's clients); 0: not recorded (profiles before the key). Costs per step depend on it:
+  // a loop of 1,000 connections costs more per command than one of 20.
+  int connections = 0;
+  // The same figures measured at fewer connections (its `connections` below this one's), or
+  // null. The simulator never reads it: whoever chooses a profile for a run picks the figures
+  // measured nearest the run's client count (harness/run/profile.h, ChooseProfile).
+  std::shared_ptr<const CostModel> fewer;
 };
 
 // The simulator's model before cost profiles: every node step (command, script, BLPOP served,

@@ -32,7 +32,10 @@ const char* kFooter =
     "  client.send_us/reply_us   CPU (getrusage) of locklab's real runtime per command, split in halves\n"
     "  client.timer_us           CPU of the real runtime per sleep (a timer firing, a coroutine resumed)\n"
     "  client.hold_us            CPU of the real runtime per message it holds for an injected delay\n"
-    "  client.message_us        CPU of the real runtime per pub/sub message received (1000 subscribers)\n"
+    "  client.message_us         CPU of the real runtime per pub/sub message received (1000 subscribers)\n"
+    "  client.wake_cpu_us        CPU of the real runtime per wake-up from idle: 1000 clients each sleeping at\n"
+    "                            random and sending a GET (2000 steps/s in all), the CPU per step beyond a\n"
+    "                            command and a timer, over the loop's voluntary context switches per step\n"
     "  client.wake_after_idle    one idle client of the real runtime sleeping 5 us to 50 ms: how late each\n"
     "                            timer fires (a halted vCPU wakes slowly; a row per idle time)\n"
     "A busy machine measures slower figures and hides the wake-up (its vCPUs never halt): measure on a\n"
@@ -58,6 +61,11 @@ CalibrateCli::CalibrateCli(CLI::App& app) {
   rounds_o_ = sub_->add_option("--rounds", rounds_, "rounds of every measurement (default 5; 2 with --quick)")
                   ->type_name("N")
                   ->check(CLI::Range(1, 1000));
+  sub_->add_option("--fewer-connections", fewer_connections_,
+                   "also measure every figure at N connections, for runs with few clients (a profile's "
+                   "fewer_connections block; runs take the figures measured nearest their client count)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 999));
   sub_->add_flag("--quick", quick_, "small batches and few clients: a rough profile in a few seconds");
   sub_->add_flag("--no-progress", no_progress_, "no progress lines on stderr");
   sub_->add_option("--check", check_, "measure nothing: load this profile and print its table (exit 2 naming a bad key)")
@@ -83,6 +91,7 @@ int CalibrateCli::Run() const {
   }
   CalibrateOptions o;
   o.quick = quick_;
+  o.fewer_connections = fewer_connections_;
   o.rounds = rounds_o_->count() > 0 ? rounds_ : (quick_ ? kQuickRounds : rounds_);
   if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
   Result<Calibration> c = Calibrate(o);

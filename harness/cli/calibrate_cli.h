@@ -25,6 +25,7 @@ class CalibrateCli {
   std::string out_, check_;
   int rounds_ = 5;
   bool quick_ = false;
+  int fewer_connections_ = 0;
   bool no_progress_ = false;
 };
 

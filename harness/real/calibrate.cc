@@ -62,6 +62,7 @@ ojson SizesJson(const Sizes& s) {
                {"runtime_clients", s.clients},
                {"runtime_ops_per_client", {s.client_m1, s.client_m2}},
                {"runtime_pairs_per_round", s.client_pairs},
+               {"light_load_steps_per_client", {s.idle_m1, s.idle_m2}},
                {"wake_samples_per_idle_per_round", s.wake_samples},
                {"replica_pairs_per_round", s.replica_pairs}};
 }
@@ -117,6 +118,18 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers,
                                "and one more publishing to it one message at a time; two runs per sample, the "
                                "difference per PUBLISH less the CPU of one command (send + reply, above), over N",
                                &fig);
+  // Per wake-up: a light-load step's CPU less its command and its timer at the saturated rate
+  // (above), over the loop's blocks per step.
+  std::vector<double> wake_cpu;
+  const double busy_step_us = per_command_us + Mean(cs.timer_us);
+  for (size_t i = 0; i < cs.idle_step_cpu_us.size() && i < cs.idle_step_blocks.size(); ++i)
+    wake_cpu.push_back((cs.idle_step_cpu_us[i] - busy_step_us) / cs.idle_step_blocks[i]);
+  c.wake_cpu_us = Figure("client.wake_cpu_us", wake_cpu,
+                         "CPU (getrusage) of locklab's real runtime with N clients each sleeping a random time "
+                         "(mean N/2000 s) and then sending a GET, M times: two runs per sample, the CPU per extra "
+                         "step less one command (send + reply) and one timer (above), over the loop's voluntary "
+                         "context switches per extra step (its wake-ups from idle)",
+                         &fig);
   for (const auto& [idle_us, late] : cs.wake_late_us) {
     const std::string name = "client.wake_after_idle." + std::to_string(idle_us);
     c.wake_after_idle.push_back(sim::WakeRow{
@@ -203,6 +216,8 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
   x["publish_us_by_subscribers"] = MeansBy(ns.publish_by_receivers_us);
   x["locklab_scripts_us"] = MeansBy(ns.locklab_script_us);
   x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
+  x["client_light_load_cpu_per_step_us"] = R3(Mean(cs.idle_step_cpu_us));
+  x["client_light_load_blocks_per_step"] = R3(Mean(cs.idle_step_blocks));
   m.replica_one_way_us = ReplicaFigure(ns, measurements);
   return m;
 }
@@ -210,8 +225,9 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
 struct Run {
   const CalibrateOptions& o;
   Sizes sizes;
+  std::string label;  // "at 1000 connections: ", before every progress line
   void Say(const std::string& line) const {
-    if (o.progress) o.progress(line);
+    if (o.progress) o.progress(label + line);
   }
 };
 
@@ -237,26 +253,24 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   run.Say(head + "pub/sub messages on the real runtime (" + std::to_string(run.sizes.message_subscribers) +
           " subscribers)");
   if (Status s = calib::ClientMessages(address, run.sizes, cs); !s.ok()) return s.Prefixed("client messages");
+  run.Say(head + "CPU per wake-up from idle on the real runtime (" + std::to_string(run.sizes.clients) + " clients)");
+  if (Status s = calib::ClientIdle(address, run.sizes, cs); !s.ok()) return s.Prefixed("client light load");
   run.Say(head + "timer lateness after idling, one client");
   if (Status s = calib::ClientWake(address, run.sizes, cs); !s.ok()) return s.Prefixed("client wake-up");
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<Calibration> Calibrate(const CalibrateOptions& options) {
-  if (options.rounds < 1 || options.rounds > 1000) return Status::Invalid("rounds: give 1 to 1000");
-  const Run run{options, options.quick ? Sizes::Quick() : Sizes()};
-  Calibration out;
-  out.context = LocalProfileContext();  // the load average before we add to it
-  RaiseFileLimit();
+// Every figure at one size (run.sizes: its connections): the rounds on a redis-server of
+// their own, then the replica's trips on a master with one replica. `m`: how each was made.
+Result<sim::CostModel> MeasureAt(const Run& run, ProfileContext* context, ojson* m) {
+  const CalibrateOptions& options = run.o;
   run.Say("starting redis-server");
   RedisServerOptions so;
   so.redis_server_path = options.redis_server_path;
   Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
   if (!started.ok()) return started.status().Prefixed("cannot start redis-server");
   std::unique_ptr<RedisServers> servers = std::move(started).value();
-  out.context.redis_server_version = servers->Version();
+  context->redis_server_version = servers->Version();
   NodeSamples ns;
   ClientSamples cs;
   {
@@ -277,12 +291,39 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
     if (Status s = calib::ReplicaTrips((*pair)->port(0), run.sizes, &ns); !s.ok()) return s.Prefixed("calibrate");
   }
   pair->reset();
+  (*m)["sizes"] = SizesJson(run.sizes);
+  sim::CostModel model = BuildModel(ns, cs, run.sizes.message_subscribers, m);
+  model.connections = run.sizes.clients;
+  return model;
+}
+
+}  // namespace
+
+Result<Calibration> Calibrate(const CalibrateOptions& options) {
+  if (options.rounds < 1 || options.rounds > 1000) return Status::Invalid("rounds: give 1 to 1000");
+  const Sizes many = options.quick ? Sizes::Quick() : Sizes();
+  if (options.fewer_connections < 0 || (options.fewer_connections > 0 && options.fewer_connections >= many.clients))
+    return Status::Invalid("--fewer-connections: give 1 to " + std::to_string(many.clients - 1) + " (or leave it out)");
+  Calibration out;
+  out.context = LocalProfileContext();  // the load average before we add to it
+  RaiseFileLimit();
+  ojson& m = out.context.measurements;
+  const std::string at_many = "at " + std::to_string(many.clients) + " connections: ";
+  Result<sim::CostModel> main_model = MeasureAt(Run{options, many, at_many}, &out.context, &m);
+  if (!main_model.ok()) return main_model.status();
   out.context.rounds = options.rounds;
   out.context.quick = options.quick;
-  ojson& m = out.context.measurements;
-  m["sizes"] = SizesJson(run.sizes);
-  out.model = BuildModel(ns, cs, run.sizes.message_subscribers, &m);
+  out.model = std::move(main_model).value();
   out.model.name = "calibrated:" + out.context.host + ":" + out.context.date_utc.substr(0, 10);
+  if (options.fewer_connections == 0) return out;
+  const Sizes fewer = Sizes::Fewer(many, options.fewer_connections);
+  const std::string at_fewer = "at " + std::to_string(fewer.clients) + " connections";
+  ojson fewer_m = ojson::object();
+  Result<sim::CostModel> fewer_model = MeasureAt(Run{options, fewer, at_fewer + ": "}, &out.context, &fewer_m);
+  if (!fewer_model.ok()) return fewer_model.status().Prefixed(at_fewer);
+  m["fewer_connections"] = std::move(fewer_m);
+  fewer_model->name = out.model.name + "@" + std::to_string(fewer.clients);
+  out.model.fewer = std::make_shared<const sim::CostModel>(std::move(fewer_model).value());
   return out;
 }
 
@@ -299,11 +340,13 @@ std::string CalibrationTable(const sim::CostModel& model) {
       {"client.timer_us", &model.client.timer_us},
       {"client.hold_us", &model.client.hold_us},
       {"client.message_us", &model.client.message_us},
+      {"client.wake_cpu_us", &model.client.wake_cpu_us},
       {"loop.wire_us", &model.loop.wire_us},
       {"loop.reply_write_us", &model.loop.reply_write_us},
       {"one_way_us", &model.one_way_us}};
   std::string out;
   char line[160];
+  if (model.connections > 0) out += "at " + std::to_string(model.connections) + " connections\n";
   std::snprintf(line, sizeof line, "%-30s %10s %10s %10s\n", "figure (us)", "mean", "p50", "p99");
   out += line;
   for (const auto& [name, d] : rows) {
@@ -321,6 +364,7 @@ std::string CalibrationTable(const sim::CostModel& model) {
                   r.late_us.AtUs(0.5), r.late_us.AtUs(0.99));
     out += line;
   }
+  if (model.fewer != nullptr) out += "\n" + CalibrationTable(*model.fewer);
   return out;
 }
 

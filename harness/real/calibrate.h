@@ -62,6 +62,9 @@ namespace locklab {
 struct CalibrateOptions {
   int rounds = 5;
   bool quick = false;  // small batches and few clients: a few seconds, rough figures
+  // > 0: every figure measured again at this many connections (below the main size's 1000, or
+  // 20 with quick) into the model's `fewer` (a profile's fewer_connections block); 0: not.
+  int fewer_connections = 0;
   std::string redis_server_path = "/usr/bin/redis-server";
   // Called with one line per step ("round 2/5: scripts"); may be empty.
   std::function<void(const std::string&)> progress;

@@ -31,9 +31,10 @@ constexpr int64_t kHoldUs = 50;
 
 // One run of the real runtime against `address` (one node, 5 s command timeout, history traced,
 // 60 s at most): `start` starts its clients, `check` judges it afterwards (may be empty). The CPU
-// of Run() in µs (connections are made before).
+// of Run() in µs (connections are made before); `blocks`, when given, gets how many times this
+// thread (the runtime's loop) blocked during it.
 Result<double> RuntimeRunCpuUs(const std::string& address, BackendConfig cfg, const std::function<void(Runtime&)>& start,
-                               const std::function<Status(Runtime&)>& check = {}) {
+                               const std::function<Status(Runtime&)>& check = {}, double* blocks = nullptr) {
   cfg.nodes = 1;
   cfg.command_timeout_us = 5'000'000;
   Result<std::unique_ptr<Runtime>> made = MakeRedisRuntime(cfg, {address});
@@ -44,9 +45,10 @@ Result<double> RuntimeRunCpuUs(const std::string& address, BackendConfig cfg, co
   start(*rt);
   RuntimeLimits limits;
   limits.max_duration_us = 60'000'000;
-  const double t0 = CpuUs();
+  const double t0 = CpuUs(), b0 = ThreadBlocks();
   if (Status st = rt->Run(limits); !st.ok()) return st.Prefixed("real runtime run");
   const double cpu = CpuUs() - t0;
+  if (blocks != nullptr) *blocks = ThreadBlocks() - b0;
   if (check)
     if (Status st = check(*rt); !st.ok()) return st;
   return cpu;
@@ -72,6 +74,35 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, Load loa
     return Status::Ok();
   };
   return RuntimeRunCpuUs(address, cfg, start, check);
+}
+
+// The light load of client.wake_cpu_us: each client, `n` times, sleeps a random time (uniform
+// over [0, 2 * mean_gap_us]) and then sends one GET. With clients * kIdleEventsPerS far below
+// what the loop can do, the process idles between events and wakes for nearly every one.
+constexpr int64_t kIdleEventsPerS = 2000;
+Task<void> IdleLoop(Env& env, Command cmd, int n, int64_t mean_gap_us) {
+  for (int i = 0; i < n; ++i) {
+    co_await env.SleepUs(static_cast<int64_t>(env.Random() % static_cast<uint64_t>(2 * mean_gap_us + 1)));
+    co_await env.Send(0, cmd);
+  }
+}
+
+struct IdleRun {
+  double cpu_us = 0, blocks = 0;
+};
+Result<IdleRun> IdleRunCost(const std::string& address, int clients, int n) {
+  BackendConfig cfg;
+  cfg.clients = clients;
+  const int64_t mean_gap_us = static_cast<int64_t>(clients) * 1'000'000 / kIdleEventsPerS;
+  const auto start = [&](Runtime& rt) {
+    for (int c = 0; c < clients; ++c)
+      rt.StartClient(c, IdleLoop(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), n, mean_gap_us));
+  };
+  IdleRun out;
+  Result<double> cpu = RuntimeRunCpuUs(address, cfg, start, {}, &out.blocks);
+  if (!cpu.ok()) return cpu.status();
+  out.cpu_us = *cpu;
+  return out;
 }
 
 Task<void> WakeLoop(Env& env, int samples, std::map<int, std::vector<double>>* late) {
@@ -129,6 +160,19 @@ Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamp
   Result<double> per_publish = PerExtraStepUs(sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.message_subscribers, m); });
   if (!per_publish.ok()) return per_publish.status();
   out->publish_cpu_us.push_back(*per_publish);
+  return Status::Ok();
+}
+
+Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples* out) {
+  Result<IdleRun> small = IdleRunCost(address, sizes.clients, sizes.idle_m1);
+  if (!small.ok()) return small.status();
+  Result<IdleRun> large = IdleRunCost(address, sizes.clients, sizes.idle_m2);
+  if (!large.ok()) return large.status();
+  const double steps = static_cast<double>(sizes.clients) * (sizes.idle_m2 - sizes.idle_m1);
+  const double blocks = large->blocks - small->blocks;
+  if (blocks <= 0) return Status::Failed("the real runtime's loop never blocked in the light load");
+  out->idle_step_cpu_us.push_back((large->cpu_us - small->cpu_us) / steps);
+  out->idle_step_blocks.push_back(blocks / steps);
   return Status::Ok();
 }
 

@@ -36,10 +36,15 @@ struct Sizes {
                              // connections costs more per command than one of 100)
   int client_m1 = 10, client_m2 = 50;  // commands (or sleeps) per client in the two runs of a pair
   int client_pairs = 2;      // pairs per round
+  int idle_m1 = 2, idle_m2 = 6;  // sleep-and-GET steps per client in the two light-load runs of
+                                 // client.wake_cpu_us (clients of them; 2,000 steps/s in all)
   int wake_samples = 200;    // timer firings per idle time per round (wake_after_idle); a tenth
                              // of them at idle times of 10 ms and more
   int replica_pairs = 300;   // SET + WAIT 1 + PING per round on a master with one replica
   static Sizes Quick();
+  // The same batches at n connections (node drivers, runtime clients, message subscribers), for
+  // the figures of runs with few clients (a profile's fewer_connections block).
+  static Sizes Fewer(const Sizes& many, int n);
 };
 
 // Samples pooled over the rounds (µs).
@@ -67,6 +72,8 @@ struct ClientSamples {
   std::vector<double> per_command_us;  // send + reply
   std::vector<double> timer_us;
   std::vector<double> hold_us;  // per message held for an injected delay, beyond per_command_us / 2
+  std::vector<double> idle_step_cpu_us;  // light load (sleep then GET): CPU per step
+  std::vector<double> idle_step_blocks;  // ... and the loop's blocks (wake-ups from idle) per step
   std::map<int, std::vector<double>> wake_late_us;  // idle µs -> how late a timer fired after it
   std::vector<double> publish_cpu_us;  // per PUBLISH to Sizes::subscribers clients of the runtime:
                                        // the publisher's command and every subscriber's message
@@ -133,6 +140,9 @@ Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamp
 // One client of the real runtime, otherwise idle, sleeping each of kWakeIdleUs in turn: how much
 // later than due each sleep ended (its timer fired and its coroutine resumed).
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out);
+// client.wake_cpu_us's samples: Sizes::clients clients of the real runtime, each sleeping a
+// random time and sending a GET, slowly enough that the loop idles between events.
+Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples* out);
 
 // A master with one replica (its own servers, not the ones measured above: a replica makes the
 // master's writes cost more): replica_pairs times a SET, a timed WAIT 1 1000 (which must say 1),

@@ -89,6 +89,14 @@ Sizes Sizes::Quick() {
   return s;
 }
 
+Sizes Sizes::Fewer(const Sizes& many, int n) {
+  Sizes s = many;
+  s.drivers = n;
+  s.clients = n;
+  s.message_subscribers = n;
+  return s;
+}
+
 Result<Conn> Connect(int port) {
   const timeval tv{kIoTimeoutS, 0};
   Conn c{std::unique_ptr<redisContext, Conn::Free>(redisConnectWithTimeout("127.0.0.1", port, tv))};

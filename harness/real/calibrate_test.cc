@@ -54,6 +54,7 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   CalibrateOptions o;
   o.quick = true;
   o.rounds = 1;
+  o.fewer_connections = 5;
   int lines = 0;
   o.progress = [&](const std::string&) { ++lines; };
   Result<Calibration> c = Calibrate(o);
@@ -72,6 +73,18 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   ExpectSane("timer_us", m.client.timer_us);
   ExpectSane("hold_us", m.client.hold_us);
   ExpectSane("message_us", m.client.message_us);
+  ExpectSane("wake_cpu_us", m.client.wake_cpu_us);
+  // Measured again at 5 connections: a complete set of figures of its own.
+  EXPECT_EQ(m.connections, 20);
+  ASSERT_NE(m.fewer, nullptr);
+  EXPECT_EQ(m.fewer->connections, 5);
+  EXPECT_EQ(m.fewer->name, m.name + "@5");
+  ExpectSane("fewer send_us", m.fewer->client.send_us);
+  ExpectSane("fewer command_us", m.fewer->node.command_us);
+  EXPECT_EQ(m.fewer->client.wake_after_idle.size(), m.client.wake_after_idle.size());
+  // The light load idles between its events: the loop blocks for most of its steps (a sleep and
+  // a GET each, 500 us apart on average).
+  EXPECT_GT(c->context.measurements["cross_checks"]["client_light_load_blocks_per_step"].get<double>(), 0.5);
   ExpectSane("one_way_us", m.one_way_us);
   // A WAIT for the replica costs more than a PING: the trip is at least the 1 µs floor.
   EXPECT_GE(m.replica_one_way_us, 1.0);
@@ -133,6 +146,9 @@ TEST(CalibRealServer, BadRoundsAndAMissingServerAreErrors) {
   EXPECT_TRUE(Calibrate(o).status().invalid());
   o.rounds = 1;
   o.quick = true;
+  o.fewer_connections = 20;  // not fewer than --quick's 20
+  EXPECT_TRUE(Calibrate(o).status().invalid());
+  o.fewer_connections = 0;
   o.redis_server_path = "/nonexistent/redis-server";
   Result<Calibration> c = Calibrate(o);
   ASSERT_FALSE(c.ok());

@@ -14,4 +14,12 @@ inline double CpuUs(int who = RUSAGE_SELF) {
   return us(ru.ru_utime) + us(ru.ru_stime);
 }
 
+// Voluntary context switches of the calling thread: how many times it blocked (for a loop
+// waiting in epoll_wait, its wake-ups from idle); < 0 when the kernel does not say.
+inline double ThreadBlocks() {
+  rusage ru{};
+  if (getrusage(RUSAGE_THREAD, &ru) != 0) return -1;
+  return static_cast<double>(ru.ru_nvcsw);
+}
+
 }  // namespace locklab

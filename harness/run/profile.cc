@@ -247,21 +247,11 @@ ProfileContext LocalProfileContext() {
   return c;
 }
 
-nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileContext& context) {
-  ojson j;
-  j["schema"] = kProfileSchema;
-  j["name"] = model.name;
-  ojson& c = j["context"];
-  c["host"] = context.host;
-  c["cpu_model"] = context.cpu_model;
-  c["cpu_count"] = context.cpu_count;
-  c["redis_server_version"] = context.redis_server_version;
-  c["date_utc"] = context.date_utc;
-  c["locklab_version"] = context.locklab_version;
-  c["locklab_sha"] = context.locklab_sha;
-  c["load_average_1m"] = Round(context.load_average_1m, 100);
-  c["rounds"] = context.rounds;
-  c["quick"] = context.quick;
+namespace {
+
+// The figures of a profile (node, client, loop, one_way_us, replica_one_way_us) into *j.
+void BodyJson(const sim::CostModel& model, ojson* out) {
+  ojson& j = *out;
   ojson& n = j["node"];
   n["command_us"] = DistJson(model.node.command_us);
   n["wake_us"] = DistJson(model.node.wake_us);
@@ -291,6 +281,32 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   }
   j["one_way_us"] = DistJson(model.one_way_us);
   if (model.replica_one_way_us > 0) j["replica_one_way_us"] = model.replica_one_way_us;
+}
+
+}  // namespace
+
+nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileContext& context) {
+  ojson j;
+  j["schema"] = kProfileSchema;
+  j["name"] = model.name;
+  ojson& c = j["context"];
+  c["host"] = context.host;
+  c["cpu_model"] = context.cpu_model;
+  c["cpu_count"] = context.cpu_count;
+  c["redis_server_version"] = context.redis_server_version;
+  c["date_utc"] = context.date_utc;
+  c["locklab_version"] = context.locklab_version;
+  c["locklab_sha"] = context.locklab_sha;
+  c["load_average_1m"] = Round(context.load_average_1m, 100);
+  c["rounds"] = context.rounds;
+  c["quick"] = context.quick;
+  if (model.connections > 0) j["connections"] = model.connections;
+  BodyJson(model, &j);
+  if (model.fewer != nullptr) {
+    ojson& f = j["fewer_connections"];
+    f["connections"] = model.fewer->connections;
+    BodyJson(*model.fewer, &f);
+  }
   j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
   return j;
 }
@@ -299,9 +315,58 @@ Status WriteProfile(const std::string& path, const sim::CostModel& model, const 
   return WriteFileAtomic(path, CompactPairs(ProfileJson(model, context).dump(2)) + "\n");
 }
 
+namespace {
+
+// The figures (node, client, loop, one_way_us, replica_one_way_us) of a profile or of its
+// fewer_connections block.
+Status ReadBody(const nlohmann::json& j, sim::CostModel* m) {
+  if (!j.contains("node")) return Bad("node", "missing");
+  if (Status s = ReadNode(j.at("node"), &m->node); !s.ok()) return s;
+  if (!j.contains("client")) return Bad("client", "missing");
+  if (Status s = ReadClient(j.at("client"), &m->client); !s.ok()) return s;
+  if (j.contains("loop"))
+    if (Status s = ReadLoop(j.at("loop"), &m->loop); !s.ok()) return s;
+  Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
+  if (!one_way.ok()) return one_way.status();
+  m->one_way_us = std::move(*one_way);
+  if (j.contains("replica_one_way_us")) {
+    const nlohmann::json& r = j.at("replica_one_way_us");
+    if (!r.is_number()) return Bad("replica_one_way_us", "must be a number");
+    const double us = r.get<double>();
+    if (!(us >= 1 && us <= 1e6)) return Bad("replica_one_way_us", "must be from 1 to 1000000 (µs)");
+    m->replica_one_way_us = us;
+  }
+  return Status::Ok();
+}
+
+// "connections": an integer from 1 to 1,000,000.
+Result<int> ReadConnections(const nlohmann::json& j, const std::string& key) {
+  if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > 1'000'000)
+    return Bad(key, "must be a whole number from 1 to 1000000");
+  return static_cast<int>(j.get<int64_t>());
+}
+
+// fewer_connections: {"connections": N, and the figures as at the top}, N below the top's.
+Status ReadFewer(const nlohmann::json& j, const sim::CostModel& top, sim::CostModel* fewer) {
+  const std::string key = "fewer_connections";
+  if (Status s = OnlyKeys(j, key, {"connections", "node", "client", "loop", "one_way_us", "replica_one_way_us"}); !s.ok())
+    return s;
+  if (top.connections == 0) return Bad(key, "needs the profile's own \"connections\"");
+  if (!j.contains("connections")) return Bad(key + ".connections", "missing");
+  Result<int> n = ReadConnections(j.at("connections"), key + ".connections");
+  if (!n.ok()) return n.status();
+  if (*n >= top.connections) return Bad(key + ".connections", "must be below the profile's " + std::to_string(top.connections));
+  fewer->connections = *n;
+  fewer->name = top.name + "@" + std::to_string(*n);
+  if (Status s = ReadBody(j, fewer); !s.ok()) return s.Prefixed(key);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
-  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "node", "client", "loop", "one_way_us", "replica_one_way_us",
-                                 "measurements"});
+  if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "connections", "node", "client", "loop", "one_way_us",
+                                 "replica_one_way_us", "fewer_connections", "measurements"});
       !s.ok())
     return s;
   if (!j.contains("schema")) return Bad("schema", "missing");
@@ -314,27 +379,29 @@ Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* 
   if (j.contains("context"))
     if (Status s = ReadContext(j.at("context"), &context); !s.ok()) return s;
   if (j.contains("measurements") && !j.at("measurements").is_object()) return Bad("measurements", "must be an object");
-  if (!j.contains("node")) return Bad("node", "missing");
-  if (Status s = ReadNode(j.at("node"), &m.node); !s.ok()) return s;
-  if (!j.contains("client")) return Bad("client", "missing");
-  if (Status s = ReadClient(j.at("client"), &m.client); !s.ok()) return s;
-  if (j.contains("loop"))
-    if (Status s = ReadLoop(j.at("loop"), &m.loop); !s.ok()) return s;
-  Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
-  if (!one_way.ok()) return one_way.status();
-  m.one_way_us = std::move(*one_way);
-  if (j.contains("replica_one_way_us")) {
-    const nlohmann::json& r = j.at("replica_one_way_us");
-    if (!r.is_number()) return Bad("replica_one_way_us", "must be a number");
-    const double us = r.get<double>();
-    if (!(us >= 1 && us <= 1e6)) return Bad("replica_one_way_us", "must be from 1 to 1000000 (µs)");
-    m.replica_one_way_us = us;
+  if (j.contains("connections")) {
+    Result<int> n = ReadConnections(j.at("connections"), "connections");
+    if (!n.ok()) return n.status();
+    m.connections = *n;
+  }
+  if (Status s = ReadBody(j, &m); !s.ok()) return s;
+  if (j.contains("fewer_connections")) {
+    auto fewer = std::make_shared<sim::CostModel>();
+    if (Status s = ReadFewer(j.at("fewer_connections"), m, fewer.get()); !s.ok()) return s;
+    m.fewer = std::move(fewer);
   }
   if (context_out != nullptr) {
     *context_out = std::move(context);
     if (j.contains("measurements")) context_out->measurements = j.at("measurements");
   }
   return m;
+}
+
+const sim::CostModel& ForClients(const sim::CostModel& model, int clients) {
+  if (model.fewer == nullptr || clients <= 0) return model;
+  // Nearest on a log scale: below the geometric mean of the two connection counts.
+  const int64_t c = clients;
+  return c * c < static_cast<int64_t>(model.fewer->connections) * model.connections ? *model.fewer : model;
 }
 
 Result<sim::CostModel> LoadProfile(const std::string& path) {
@@ -351,20 +418,20 @@ Result<sim::CostModel> LoadProfile(const std::string& path) {
 
 std::string CommittedProfilePath() { return std::string(SourceDir()) + "/harness/profiles/default.json"; }
 
-Result<sim::CostModel> ChooseProfile(const std::string& profile) {
+Result<sim::CostModel> ChooseProfile(const std::string& profile, int clients) {
   if (profile == kLegacyProfileChoice) return sim::LegacyCostModel();
   const std::string path = profile == kDefaultProfileChoice ? CommittedProfilePath() : profile;
   static std::mutex mu;
   static std::map<std::string, sim::CostModel> cache;  // by path; a handful of profiles per process
   std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(path); it != cache.end()) return it->second;
+  if (auto it = cache.find(path); it != cache.end()) return ForClients(it->second, clients);
   Result<sim::CostModel> m = LoadProfile(path);
   if (!m.ok()) {  // LoadProfile's message names the path (and the key): one line, the flag first
     const std::string flag = profile == kDefaultProfileChoice ? "--profile default: " : "--profile: ";
     return Status::Invalid(flag + m.status().message());
   }
-  cache.emplace(path, m.value());
-  return m;
+  const sim::CostModel& kept = cache.emplace(path, std::move(m).value()).first->second;
+  return ForClients(kept, clients);
 }
 
 SampleSummary DistFromSamples(std::vector<double> samples_us) {

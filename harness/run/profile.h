@@ -18,6 +18,12 @@
 //             "reply_write_us": DIST},                      model): how messages travel and when a
 //                                                         process handles them (sim/cost_model.h)
 //    "one_way_us": DIST,
+//    "connections": 1000,                                 optional: the connections the figures
+//                                                         were measured with
+//    "fewer_connections": {"connections": 20, "node": ..., "client": ..., "loop": ...,
+//                          "one_way_us": ..., "replica_one_way_us": ...},  optional: the same
+//                                                         figures measured at fewer connections
+//                                                         (needs "connections", and below it)
 //    "replica_one_way_us": 17.2,                          optional: master to replica one way, µs,
 //                                                         a constant from 1 to 1e6 (absent: the
 //                                                         simulator's 1 ms)
@@ -81,8 +87,14 @@ Result<sim::CostModel> LoadProfile(const std::string& path);
 // file is missing, unreadable or not a valid profile.
 inline constexpr char kDefaultProfileChoice[] = "default";
 inline constexpr char kLegacyProfileChoice[] = "legacy";
+// `clients`: the run's client count. A profile with a fewer_connections block gives the figures
+// measured nearest it on a log scale (the block's, named "NAME@N", when clients^2 is below the
+// product of the two connection counts); 0 gives the profile's main figures.
 std::string CommittedProfilePath();  // the "default" choice: <source dir>/harness/profiles/default.json
-Result<sim::CostModel> ChooseProfile(const std::string& profile);
+Result<sim::CostModel> ChooseProfile(const std::string& profile, int clients = 0);
+// The figures of `model` for a run of `clients` clients (the rule above); `model` itself when it
+// has no fewer_connections block or clients is 0.
+const sim::CostModel& ForClients(const sim::CostModel& model, int clients);
 // The same from parsed JSON; `context_out` (may be null) gets the context block.
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out = nullptr);
 

@@ -182,5 +182,65 @@ TEST(CalibDistFromSamples, QuantilesTrimAndClamp) {
   EXPECT_TRUE(DistFromSamples({}).dist.points.empty());
 }
 
+
+// A profile measured at two sizes: the block round-trips, and a run takes the figures measured
+// nearest its client count on a log scale (20 and 1000: below sqrt(20,000) = 141.4 the fewer).
+TEST_F(CalibProfile, FewerConnectionsRoundTripAndChooseByClients) {
+  sim::CostModel m = Sample();
+  m.connections = 1000;
+  sim::CostModel few = Sample();
+  few.connections = 20;
+  few.node.command_us = sim::CostDist::Constant(3.5);
+  few.name = m.name + "@20";
+  m.fewer = std::make_shared<const sim::CostModel>(few);
+  ASSERT_TRUE(WriteProfile(Path("two.json"), m, LocalProfileContext()).ok());
+  Result<sim::CostModel> back = LoadProfile(Path("two.json"));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->connections, 1000);
+  ASSERT_NE(back->fewer, nullptr);
+  EXPECT_EQ(back->fewer->connections, 20);
+  EXPECT_EQ(back->fewer->name, "calibrated:test@20");
+  EXPECT_TRUE(SameDist(back->fewer->node.command_us, few.node.command_us));
+  EXPECT_TRUE(SameDist(back->fewer->client.wake_cpu_us, few.client.wake_cpu_us));
+  EXPECT_EQ(back->fewer->fewer, nullptr);
+  for (int clients : {1, 10, 141}) EXPECT_EQ(ForClients(*back, clients).connections, 20) << clients;
+  for (int clients : {0, 142, 1000, 5000}) EXPECT_EQ(ForClients(*back, clients).connections, 1000) << clients;
+  Result<sim::CostModel> chosen = ChooseProfile(Path("two.json"), 10);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  EXPECT_EQ(chosen->name, "calibrated:test@20");
+  EXPECT_EQ(ChooseProfile(Path("two.json"), 1000)->name, "calibrated:test");
+  // A profile without the block gives its own figures for any count.
+  const sim::CostModel one = Sample();
+  EXPECT_EQ(&ForClients(one, 10), &one);
+}
+
+TEST_F(CalibProfile, BadFewerConnectionsBlocksNameTheKey) {
+  sim::CostModel m = Sample();
+  m.connections = 1000;
+  sim::CostModel few = Sample();
+  few.connections = 20;
+  m.fewer = std::make_shared<const sim::CostModel>(few);
+  const nlohmann::json good = ProfileJson(m, LocalProfileContext());
+  const std::pair<std::function<void(nlohmann::json&)>, std::string> cases[] = {
+      {[](auto& j) { j.erase("connections"); }, "fewer_connections: needs the profile's own \"connections\""},
+      {[](auto& j) { j["fewer_connections"]["connections"] = 1000; }, "fewer_connections.connections: must be below"},
+      {[](auto& j) { j["fewer_connections"]["connections"] = 0; }, "fewer_connections.connections: must be a whole number"},
+      {[](auto& j) { j["fewer_connections"].erase("connections"); }, "fewer_connections.connections: missing"},
+      {[](auto& j) { j["fewer_connections"]["name"] = "x"; }, "fewer_connections.name: unknown key"},
+      {[](auto& j) { j["fewer_connections"].erase("client"); }, "fewer_connections: client: missing"},
+      {[](auto& j) { j["connections"] = 2.5; }, "connections: must be a whole number"},
+  };
+  for (const auto& [edit, want] : cases) {
+    nlohmann::json j = good;
+    edit(j);
+    std::filesystem::create_directories(dir_);
+    std::ofstream(Path("bad.json")) << j.dump(2);
+    Result<sim::CostModel> r = LoadProfile(Path("bad.json"));
+    ASSERT_FALSE(r.ok()) << want;
+    EXPECT_TRUE(r.status().invalid()) << want;
+    EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace locklab

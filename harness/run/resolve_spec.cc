@@ -195,7 +195,7 @@ Status ResolveSpec(RunSpec* s) {
   if (s->profile.empty()) return Status::Invalid("profile must not be empty (default, legacy or a FILE)");
   s->profile_name.clear();
   if (s->backend == "sim") {  // the real backend has no use for it
-    Result<sim::CostModel> cost = ChooseProfile(s->profile);
+    Result<sim::CostModel> cost = ChooseProfile(s->profile, s->clients);
     if (!cost.ok()) return cost.status();
     s->profile_name = cost.value().name;
   }

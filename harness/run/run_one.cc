@@ -152,7 +152,7 @@ RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   }
   sim::CostModel cost;
   if (spec.backend == "sim") {
-    Result<sim::CostModel> chosen = ChooseProfile(spec.profile);
+    Result<sim::CostModel> chosen = ChooseProfile(spec.profile, spec.clients);
     if (!chosen.ok()) {
       res.error = chosen.status().message();
       return res;
