@@ -69,7 +69,7 @@ struct ClientCosts {
   // of idle (epoll_wait returning, the timer re-armed). Drawn when an event finds the process
   // idle (as the lateness above) and spent after that event: it delays the next event the
   // process handles, not the commands the woken handler sends. Empty: none, as in every profile
-  // made before this key; no committed profile has it yet (a fitted figure, README "Validation").
+  // made before this key and the default; `locklab calibrate` measures it (calibrate.h).
   CostDist wake_cpu_us;
 };
 

@@ -44,6 +44,12 @@
 //    messages per PUBLISH cost more each than 100) subscribed to one channel, one more
 //    publishing M messages one at a time; two M per sample, the difference per PUBLISH less one
 //    command's CPU, over N.
+//  - client.wake_cpu_us: N clients of the real runtime each sleeping a random time (uniform,
+//    mean N / 2000 s) and then sending a GET, M times (two M per sample): the CPU per extra step
+//    less one command and one timer (above), over the loop thread's voluntary context switches
+//    per extra step (getrusage ru_nvcsw: its blocks in epoll_wait, its wake-ups from idle).
+// With fewer_connections, all of the above again at that many connections (node drivers,
+// runtime clients, subscribers), into the model's `fewer`.
 // Negative samples (differences of noisy timings) are clamped to 0 and counted.
 //
 // Every loop has a limit and every socket read a timeout (5 s); a failure is Status::Failed
