@@ -322,7 +322,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
   Result<sim::CostModel> fewer_model = MeasureAt(Run{options, fewer, at_fewer + ": "}, &out.context, &fewer_m);
   if (!fewer_model.ok()) return fewer_model.status().Prefixed(at_fewer);
   m["fewer_connections"] = std::move(fewer_m);
-  fewer_model->name = out.model.name + "@" + std::to_string(fewer.clients);
+  fewer_model->name = FewerConnectionsName(out.model.name, fewer.clients);
   out.model.fewer = std::make_shared<const sim::CostModel>(std::move(fewer_model).value());
   return out;
 }

@@ -6,20 +6,21 @@
 
 namespace locklab {
 
-// RUSAGE_SELF (the process) or RUSAGE_THREAD (the calling thread); < 0 when the kernel does not say.
-inline double CpuUs(int who = RUSAGE_SELF) {
+// What getrusage says of `who` (RUSAGE_SELF: the process; RUSAGE_THREAD: the calling thread):
+// user + system CPU in µs, and voluntary context switches (how many times it blocked: for a
+// loop waiting in epoll_wait, its wake-ups from idle). Both < 0 when the kernel does not say.
+struct Usage {
+  double cpu_us = -1;
+  double blocks = -1;
+};
+inline Usage ReadUsage(int who) {
   rusage ru{};
-  if (getrusage(who, &ru) != 0) return -1;
+  if (getrusage(who, &ru) != 0) return Usage{};
   auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
-  return us(ru.ru_utime) + us(ru.ru_stime);
+  return Usage{us(ru.ru_utime) + us(ru.ru_stime), static_cast<double>(ru.ru_nvcsw)};
 }
 
-// Voluntary context switches of the calling thread: how many times it blocked (for a loop
-// waiting in epoll_wait, its wake-ups from idle); < 0 when the kernel does not say.
-inline double ThreadBlocks() {
-  rusage ru{};
-  if (getrusage(RUSAGE_THREAD, &ru) != 0) return -1;
-  return static_cast<double>(ru.ru_nvcsw);
-}
+inline double CpuUs(int who = RUSAGE_SELF) { return ReadUsage(who).cpu_us; }
+inline double ThreadBlocks() { return ReadUsage(RUSAGE_THREAD).blocks; }
 
 }  // namespace locklab

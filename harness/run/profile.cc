@@ -231,24 +231,6 @@ double Quantile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-}  // namespace
-
-ProfileContext LocalProfileContext() {
-  ProfileContext c;
-  c.host = HostName();
-  const std::string model = FirstLineOf("/proc/cpuinfo", "model name");
-  if (const size_t colon = model.find(':'); colon != std::string::npos)
-    c.cpu_model = model.substr(model.find_first_not_of(" \t", colon + 1));
-  c.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
-  c.date_utc = UtcNowText();
-  c.locklab_version = ToolVersion();
-  c.locklab_sha = GitSha();
-  c.load_average_1m = std::strtod(LoadAverageText().c_str(), nullptr);  // its first figure, 0 if unreadable
-  return c;
-}
-
-namespace {
-
 // The figures of a profile (node, client, loop, one_way_us, replica_one_way_us) into *j.
 void BodyJson(const sim::CostModel& model, ojson* out) {
   ojson& j = *out;
@@ -282,40 +264,6 @@ void BodyJson(const sim::CostModel& model, ojson* out) {
   j["one_way_us"] = DistJson(model.one_way_us);
   if (model.replica_one_way_us > 0) j["replica_one_way_us"] = model.replica_one_way_us;
 }
-
-}  // namespace
-
-nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileContext& context) {
-  ojson j;
-  j["schema"] = kProfileSchema;
-  j["name"] = model.name;
-  ojson& c = j["context"];
-  c["host"] = context.host;
-  c["cpu_model"] = context.cpu_model;
-  c["cpu_count"] = context.cpu_count;
-  c["redis_server_version"] = context.redis_server_version;
-  c["date_utc"] = context.date_utc;
-  c["locklab_version"] = context.locklab_version;
-  c["locklab_sha"] = context.locklab_sha;
-  c["load_average_1m"] = Round(context.load_average_1m, 100);
-  c["rounds"] = context.rounds;
-  c["quick"] = context.quick;
-  if (model.connections > 0) j["connections"] = model.connections;
-  BodyJson(model, &j);
-  if (model.fewer != nullptr) {
-    ojson& f = j["fewer_connections"];
-    f["connections"] = model.fewer->connections;
-    BodyJson(*model.fewer, &f);
-  }
-  j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
-  return j;
-}
-
-Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context) {
-  return WriteFileAtomic(path, CompactPairs(ProfileJson(model, context).dump(2)) + "\n");
-}
-
-namespace {
 
 // The figures (node, client, loop, one_way_us, replica_one_way_us) of a profile or of its
 // fewer_connections block.
@@ -357,12 +305,56 @@ Status ReadFewer(const nlohmann::json& j, const sim::CostModel& top, sim::CostMo
   if (!n.ok()) return n.status();
   if (*n >= top.connections) return Bad(key + ".connections", "must be below the profile's " + std::to_string(top.connections));
   fewer->connections = *n;
-  fewer->name = top.name + "@" + std::to_string(*n);
+  fewer->name = FewerConnectionsName(top.name, *n);
   if (Status s = ReadBody(j, fewer); !s.ok()) return s.Prefixed(key);
   return Status::Ok();
 }
 
 }  // namespace
+
+ProfileContext LocalProfileContext() {
+  ProfileContext c;
+  c.host = HostName();
+  const std::string model = FirstLineOf("/proc/cpuinfo", "model name");
+  if (const size_t colon = model.find(':'); colon != std::string::npos)
+    c.cpu_model = model.substr(model.find_first_not_of(" \t", colon + 1));
+  c.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
+  c.date_utc = UtcNowText();
+  c.locklab_version = ToolVersion();
+  c.locklab_sha = GitSha();
+  c.load_average_1m = std::strtod(LoadAverageText().c_str(), nullptr);  // its first figure, 0 if unreadable
+  return c;
+}
+
+nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileContext& context) {
+  ojson j;
+  j["schema"] = kProfileSchema;
+  j["name"] = model.name;
+  ojson& c = j["context"];
+  c["host"] = context.host;
+  c["cpu_model"] = context.cpu_model;
+  c["cpu_count"] = context.cpu_count;
+  c["redis_server_version"] = context.redis_server_version;
+  c["date_utc"] = context.date_utc;
+  c["locklab_version"] = context.locklab_version;
+  c["locklab_sha"] = context.locklab_sha;
+  c["load_average_1m"] = Round(context.load_average_1m, 100);
+  c["rounds"] = context.rounds;
+  c["quick"] = context.quick;
+  if (model.connections > 0) j["connections"] = model.connections;
+  BodyJson(model, &j);
+  if (model.fewer != nullptr) {
+    ojson& f = j["fewer_connections"];
+    f["connections"] = model.fewer->connections;
+    BodyJson(*model.fewer, &f);
+  }
+  j["measurements"] = context.measurements.is_object() ? context.measurements : ojson::object();
+  return j;
+}
+
+Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context) {
+  return WriteFileAtomic(path, CompactPairs(ProfileJson(model, context).dump(2)) + "\n");
+}
 
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
   if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "connections", "node", "client", "loop", "one_way_us",
@@ -395,6 +387,10 @@ Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* 
     if (j.contains("measurements")) context_out->measurements = j.at("measurements");
   }
   return m;
+}
+
+std::string FewerConnectionsName(const std::string& name, int connections) {
+  return name + "@" + std::to_string(connections);
 }
 
 const sim::CostModel& ForClients(const sim::CostModel& model, int clients) {
