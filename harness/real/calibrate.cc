@@ -108,16 +108,20 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers,
                             "delay (as --net-delay-ms is applied on real Redis): the CPU per command beyond the "
                             "plain runs', halved (two held messages per command)",
                             &fig);
-  // Per message: the CPU per PUBLISH less the publisher's own command (a send and a reply, as
-  // measured above), over the subscribers it reached.
+  // Per message: the CPU per PUBLISH in the herd (every subscriber sends one GET for it, as a
+  // woken lock waiter makes its attempt) less the publisher's command and the subscribers'
+  // commands (a send and a reply each, as measured above), over the subscribers it reached.
   std::vector<double> message;
   const double per_command_us = Mean(cs.per_command_us);
-  for (double x : cs.publish_cpu_us) message.push_back((x - per_command_us) / message_subscribers);
+  const double n = message_subscribers;
+  for (double x : cs.herd_publish_cpu_us) message.push_back((x - per_command_us * (n + 1)) / n);
   c.message_us = Figure("client.message_us", message,
-                               "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel "
-                               "and one more publishing to it one message at a time; two runs per sample, the "
-                               "difference per PUBLISH less the CPU of one command (send + reply, above), over N",
-                               &fig);
+                        "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel, each "
+                        "sending one GET for every message it gets (a woken waiter's attempt), and one more "
+                        "client publishing M messages, the next once all N GETs are answered; two runs per "
+                        "sample, the difference per PUBLISH (less the publisher's polls at client.timer_us) "
+                        "less N + 1 commands' CPU (send + reply, above), over N",
+                        &fig);
   // Per wake-up: a light-load step's CPU less its command and its timer at the saturated rate
   // (above), over the loop's blocks per step.
   std::vector<double> wake_cpu;
@@ -216,6 +220,11 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
   x["publish_us_by_subscribers"] = MeansBy(ns.publish_by_receivers_us);
   x["locklab_scripts_us"] = MeansBy(ns.locklab_script_us);
   x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
+  std::vector<double> alone;  // client.message_us's old method: subscribers that only wait again
+  for (double v : cs.publish_cpu_us) alone.push_back((v - Mean(cs.per_command_us)) / message_subscribers);
+  x["client_message_alone_us"] = R3(Mean(alone));
+  x["client_message_alone_note"] =
+      "the same PUBLISHes to subscribers that do nothing but wait again: CPU per message, less the publisher's command";
   x["client_light_load_cpu_per_step_us"] = R3(Mean(cs.idle_step_cpu_us));
   x["client_light_load_blocks_per_step"] = R3(Mean(cs.idle_step_blocks));
   m.replica_one_way_us = ReplicaFigure(ns, measurements);

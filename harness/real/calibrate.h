@@ -41,9 +41,11 @@
 //    injected delay (how --net-delay-ms is applied on real Redis: a timer in this process);
 //    the extra CPU per command, halved (a request and a reply held per command).
 //  - client.message_us: N clients of the real runtime (1000, the retry study's waiters: 1000
-//    messages per PUBLISH cost more each than 100) subscribed to one channel, one more
-//    publishing M messages one at a time; two M per sample, the difference per PUBLISH less one
-//    command's CPU, over N.
+//    messages per PUBLISH cost more each than 100) subscribed to one channel, each sending one
+//    GET for every message (as a woken lock waiter makes its attempt), one more publishing M
+//    messages, the next once all N GETs are answered; two M per sample, the difference per
+//    PUBLISH (less the publisher's polling timers) less N + 1 commands' CPU, over N. The old
+//    measure (subscribers that only wait again) is cross_checks.client_message_alone_us.
 //  - client.wake_cpu_us: N clients of the real runtime each sleeping a random time (uniform,
 //    mean N / 2000 s) and then sending a GET, M times (two M per sample): the CPU per extra step
 //    less one command and one timer (above), over the loop thread's voluntary context switches

@@ -117,31 +117,58 @@ Task<void> WakeLoop(Env& env, int samples, std::map<int, std::vector<double>>* l
 }
 
 // Pub/sub: `subscribers` clients wait for `n` messages each; one more client publishes them, one
-// at a time, once every subscription is confirmed (bounded wait: 5 s).
-Task<void> Subscriber(Env& env, int n, int* confirmed) {
+// at a time, once every subscription is confirmed (bounded wait: 5 s). With `herd`, each
+// subscriber acts on every message as a woken lock waiter does (one GET: its attempt) and the
+// next message goes out only once every subscriber has made it (the publisher polls every 50 µs,
+// 5 s at most per message); without it the subscribers only wait again.
+struct Herd {
+  int confirmed = 0;
+  int64_t attempts = 0;
+  int64_t polls = 0;  // the publisher's sleeps while a herd ran
+};
+
+Task<void> Subscriber(Env& env, int n, bool herd, Herd* h) {
   if (!co_await env.Subscribe(0, "calib:msg")) co_return;
-  ++*confirmed;
-  for (int i = 0; i < n; ++i)
+  ++h->confirmed;
+  const Command attempt = Command::Plain({"GET", "calib:c" + std::to_string(env.client_id())});
+  for (int i = 0; i < n; ++i) {
     if (!co_await env.WaitMessage(5'000'000)) co_return;
+    if (!herd) continue;
+    co_await env.Send(0, attempt);
+    ++h->attempts;
+  }
 }
 
-Task<void> Publisher(Env& env, int n, int subscribers, const int* confirmed) {
-  for (int i = 0; i < 5000 && *confirmed < subscribers; ++i) co_await env.SleepUs(1000);
-  for (int i = 0; i < n; ++i) co_await env.Send(0, Command::Of("PUBLISH", "calib:msg", "m"));
+Task<void> Publisher(Env& env, int n, int subscribers, bool herd, Herd* h) {
+  for (int i = 0; i < 5000 && h->confirmed < subscribers; ++i) co_await env.SleepUs(1000);
+  for (int i = 0; i < n; ++i) {
+    co_await env.Send(0, Command::Of("PUBLISH", "calib:msg", "m"));
+    const int64_t want = static_cast<int64_t>(subscribers) * (i + 1);
+    for (int w = 0; herd && w < 100'000 && h->attempts < want; ++w) {
+      co_await env.SleepUs(50);
+      ++h->polls;
+    }
+  }
 }
 
-Result<double> MessageRunCpuUs(const std::string& address, int subscribers, int n) {
+// The run's CPU less the publisher's polls (at `timer_us` each, measured before).
+Result<double> MessageRunCpuUs(const std::string& address, int subscribers, int n, bool herd, double timer_us) {
   BackendConfig cfg;
   cfg.clients = subscribers + 1;
-  int confirmed = 0;
+  Herd h;
   const auto start = [&](Runtime& rt) {
-    for (int c = 0; c < subscribers; ++c) rt.StartClient(c, Subscriber(rt.env(c), n, &confirmed));
-    rt.StartClient(subscribers, Publisher(rt.env(subscribers), n, subscribers, &confirmed));
+    for (int c = 0; c < subscribers; ++c) rt.StartClient(c, Subscriber(rt.env(c), n, herd, &h));
+    rt.StartClient(subscribers, Publisher(rt.env(subscribers), n, subscribers, herd, &h));
   };
   const auto check = [&](Runtime&) {
-    return confirmed < subscribers ? Status::Failed("real runtime: subscriptions not confirmed") : Status::Ok();
+    if (h.confirmed < subscribers) return Status::Failed("real runtime: subscriptions not confirmed");
+    if (herd && h.attempts < static_cast<int64_t>(subscribers) * n)
+      return Status::Failed("real runtime: the subscribers did not act on every message");
+    return Status::Ok();
   };
-  return RuntimeRunCpuUs(address, cfg, start, check);
+  Result<double> cpu = RuntimeRunCpuUs(address, cfg, start, check);
+  if (!cpu.ok()) return cpu;
+  return *cpu - static_cast<double>(h.polls) * timer_us;
 }
 
 // Two runs, client_m1 and client_m2 steps each (`run(m)`): the CPU per extra step, over `per`
@@ -157,9 +184,13 @@ Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::functio
 }  // namespace
 
 Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  Result<double> per_publish = PerExtraStepUs(sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.message_subscribers, m); });
-  if (!per_publish.ok()) return per_publish.status();
-  out->publish_cpu_us.push_back(*per_publish);
+  for (const bool herd : {false, true}) {
+    const double timer_us = out->timer_us.empty() ? 0.0 : out->timer_us.back();
+    Result<double> per_publish = PerExtraStepUs(
+        sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.message_subscribers, m, herd, timer_us); });
+    if (!per_publish.ok()) return per_publish.status();
+    (herd ? out->herd_publish_cpu_us : out->publish_cpu_us).push_back(*per_publish);
+  }
   return Status::Ok();
 }
 

@@ -77,6 +77,8 @@ struct ClientSamples {
   std::map<int, std::vector<double>> wake_late_us;  // idle µs -> how late a timer fired after it
   std::vector<double> publish_cpu_us;  // per PUBLISH to Sizes::subscribers clients of the runtime:
                                        // the publisher's command and every subscriber's message
+  std::vector<double> herd_publish_cpu_us;  // the same with every subscriber sending one GET per
+                                            // message, as a woken lock waiter's attempt
 };
 
 // The idle times wake_after_idle is measured at (µs).
