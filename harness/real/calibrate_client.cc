@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/real/calibrate_internal.h"
@@ -171,14 +172,22 @@ Result<double> MessageRunCpuUs(const std::string& address, int subscribers, int 
   return *cpu - static_cast<double>(h.polls) * timer_us;
 }
 
+// The two runs of a sample, m1 and m2 steps each (`run(m)`): their results, the smaller first.
+template <class T>
+Result<std::pair<T, T>> TwoRuns(int m1, int m2, const std::function<Result<T>(int m)>& run) {
+  Result<T> small = run(m1);
+  if (!small.ok()) return small.status();
+  Result<T> large = run(m2);
+  if (!large.ok()) return large.status();
+  return std::pair<T, T>{std::move(*small), std::move(*large)};
+}
+
 // Two runs, client_m1 and client_m2 steps each (`run(m)`): the CPU per extra step, over `per`
 // (the clients taking the steps): what the fixed costs of a run (connections, start-up) leave.
 Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::function<Result<double>(int m)>& run) {
-  Result<double> small = run(sizes.client_m1);
-  if (!small.ok()) return small.status();
-  Result<double> large = run(sizes.client_m2);
-  if (!large.ok()) return large.status();
-  return (*large - *small) / (per * (sizes.client_m2 - sizes.client_m1));
+  Result<std::pair<double, double>> two = TwoRuns<double>(sizes.client_m1, sizes.client_m2, run);
+  if (!two.ok()) return two.status();
+  return (two->second - two->first) / (per * (sizes.client_m2 - sizes.client_m1));
 }
 
 }  // namespace
@@ -195,14 +204,14 @@ Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamp
 }
 
 Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  Result<IdleRun> small = IdleRunCost(address, sizes.clients, sizes.idle_m1);
-  if (!small.ok()) return small.status();
-  Result<IdleRun> large = IdleRunCost(address, sizes.clients, sizes.idle_m2);
-  if (!large.ok()) return large.status();
+  Result<std::pair<IdleRun, IdleRun>> two = TwoRuns<IdleRun>(
+      sizes.idle_m1, sizes.idle_m2, [&](int m) { return IdleRunCost(address, sizes.clients, m); });
+  if (!two.ok()) return two.status();
+  const auto& [small, large] = *two;
   const double steps = static_cast<double>(sizes.clients) * (sizes.idle_m2 - sizes.idle_m1);
-  const double blocks = large->blocks - small->blocks;
+  const double blocks = large.blocks - small.blocks;
   if (blocks <= 0) return Status::Failed("the real runtime's loop never blocked in the light load");
-  out->idle_step_cpu_us.push_back((large->cpu_us - small->cpu_us) / steps);
+  out->idle_step_cpu_us.push_back((large.cpu_us - small.cpu_us) / steps);
   out->idle_step_blocks.push_back(blocks / steps);
   return Status::Ok();
 }
