@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -134,17 +135,35 @@ Status ReadContext(const nlohmann::json& j, ProfileContext* c) {
   return Status::Ok();
 }
 
+// The distributions of a node, and of a client (required, then optional: absent in profiles
+// made before their keys), by key, in the order profiles write them. `N` / `C` may be const.
+template <class N>
+auto NodeDists(N& n) {
+  using D = decltype(&n.command_us);
+  return std::array<std::pair<const char*, D>, 6>{{{"command_us", &n.command_us},
+                                                   {"wake_us", &n.wake_us},
+                                                   {"script_us", &n.script_us},
+                                                   {"script_call_us", &n.script_call_us},
+                                                   {"publish_per_receiver_us", &n.publish_per_receiver_us},
+                                                   {"blpop_serve_us", &n.blpop_serve_us}}};
+}
+template <class C>
+auto ClientDists(C& c) {
+  using D = decltype(&c.send_us);
+  return std::array<std::pair<const char*, D>, 4>{
+      {{"send_us", &c.send_us}, {"reply_us", &c.reply_us}, {"timer_us", &c.timer_us}, {"hold_us", &c.hold_us}}};
+}
+template <class C>
+auto OptionalClientDists(C& c) {
+  using D = decltype(&c.message_us);
+  return std::array<std::pair<const char*, D>, 2>{{{"message_us", &c.message_us}, {"wake_cpu_us", &c.wake_cpu_us}}};
+}
+
 Status ReadNode(const nlohmann::json& j, sim::NodeCosts* n) {
-  const std::pair<const char*, sim::CostDist*> figures[] = {{"command_us", &n->command_us},
-                                                            {"wake_us", &n->wake_us},
-                                                            {"script_us", &n->script_us},
-                                                            {"script_call_us", &n->script_call_us},
-                                                            {"publish_per_receiver_us", &n->publish_per_receiver_us},
-                                                            {"blpop_serve_us", &n->blpop_serve_us}};
   std::set<std::string> names;
-  for (const auto& [name, dist] : figures) names.insert(name);
+  for (const auto& [name, dist] : NodeDists(*n)) names.insert(name);
   if (Status s = OnlyKeys(j, "node", names); !s.ok()) return s;
-  for (const auto& [name, dist] : figures) {
+  for (const auto& [name, dist] : NodeDists(*n)) {
     Result<sim::CostDist> d = ReadDist(j, name, std::string("node.") + name);
     if (!d.ok()) return d.status();
     *dist = std::move(*d);
@@ -186,15 +205,12 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   } else {
     return Bad("client.placement", "must be \"one-process\" or \"process-per-client\"");
   }
-  const std::pair<const char*, sim::CostDist*> figures[] = {
-      {"send_us", &c->send_us}, {"reply_us", &c->reply_us}, {"timer_us", &c->timer_us}, {"hold_us", &c->hold_us}};
-  for (const auto& [name, dist] : figures) {
+  for (const auto& [name, dist] : ClientDists(*c)) {
     Result<sim::CostDist> d = ReadDist(j, name, std::string("client.") + name);
     if (!d.ok()) return d.status();
     *dist = std::move(*d);
   }
-  for (const auto& [name, dist] : {std::pair<const char*, sim::CostDist*>{"message_us", &c->message_us},
-                                    std::pair<const char*, sim::CostDist*>{"wake_cpu_us", &c->wake_cpu_us}}) {
+  for (const auto& [name, dist] : OptionalClientDists(*c)) {
     if (!j.contains(name)) continue;  // optional: profiles made before the key
     Result<sim::CostDist> d = ReadDist(j, name, std::string("client.") + name);
     if (!d.ok()) return d.status();
@@ -235,20 +251,12 @@ double Quantile(const std::vector<double>& sorted, double p) {
 void BodyJson(const sim::CostModel& model, ojson* out) {
   ojson& j = *out;
   ojson& n = j["node"];
-  n["command_us"] = DistJson(model.node.command_us);
-  n["wake_us"] = DistJson(model.node.wake_us);
-  n["script_us"] = DistJson(model.node.script_us);
-  n["script_call_us"] = DistJson(model.node.script_call_us);
-  n["publish_per_receiver_us"] = DistJson(model.node.publish_per_receiver_us);
-  n["blpop_serve_us"] = DistJson(model.node.blpop_serve_us);
+  for (const auto& [name, dist] : NodeDists(model.node)) n[name] = DistJson(*dist);
   ojson& cl = j["client"];
   cl["placement"] = PlacementName(model.client.placement);
-  cl["send_us"] = DistJson(model.client.send_us);
-  cl["reply_us"] = DistJson(model.client.reply_us);
-  cl["timer_us"] = DistJson(model.client.timer_us);
-  cl["hold_us"] = DistJson(model.client.hold_us);
-  if (!model.client.message_us.points.empty()) cl["message_us"] = DistJson(model.client.message_us);
-  if (!model.client.wake_cpu_us.points.empty()) cl["wake_cpu_us"] = DistJson(model.client.wake_cpu_us);
+  for (const auto& [name, dist] : ClientDists(model.client)) cl[name] = DistJson(*dist);
+  for (const auto& [name, dist] : OptionalClientDists(model.client))
+    if (!dist->points.empty()) cl[name] = DistJson(*dist);
   if (!model.client.wake_after_idle.empty()) {
     ojson rows = ojson::array();
     for (const sim::WakeRow& r : model.client.wake_after_idle)
@@ -308,6 +316,24 @@ Status ReadFewer(const nlohmann::json& j, const sim::CostModel& top, sim::CostMo
   fewer->name = FewerConnectionsName(top.name, *n);
   if (Status s = ReadBody(j, fewer); !s.ok()) return s.Prefixed(key);
   return Status::Ok();
+}
+
+// The model a choice names, loaded once per process and kept (addresses stay valid).
+Result<const sim::CostModel*> Chosen(const std::string& profile, int clients) {
+  static const sim::CostModel legacy = sim::LegacyCostModel();
+  if (profile == kLegacyProfileChoice) return &legacy;
+  const std::string path = profile == kDefaultProfileChoice ? CommittedProfilePath() : profile;
+  static std::mutex mu;
+  static std::map<std::string, sim::CostModel> cache;  // by path; a handful of profiles per process
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(path); it != cache.end()) return &ForClients(it->second, clients);
+  Result<sim::CostModel> m = LoadProfile(path);
+  if (!m.ok()) {  // LoadProfile's message names the path (and the key): one line, the flag first
+    const std::string flag = profile == kDefaultProfileChoice ? "--profile default: " : "--profile: ";
+    return Status::Invalid(flag + m.status().message());
+  }
+  const sim::CostModel& kept = cache.emplace(path, std::move(m).value()).first->second;
+  return &ForClients(kept, clients);
 }
 
 }  // namespace
@@ -415,19 +441,15 @@ Result<sim::CostModel> LoadProfile(const std::string& path) {
 std::string CommittedProfilePath() { return std::string(SourceDir()) + "/harness/profiles/default.json"; }
 
 Result<sim::CostModel> ChooseProfile(const std::string& profile, int clients) {
-  if (profile == kLegacyProfileChoice) return sim::LegacyCostModel();
-  const std::string path = profile == kDefaultProfileChoice ? CommittedProfilePath() : profile;
-  static std::mutex mu;
-  static std::map<std::string, sim::CostModel> cache;  // by path; a handful of profiles per process
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(path); it != cache.end()) return ForClients(it->second, clients);
-  Result<sim::CostModel> m = LoadProfile(path);
-  if (!m.ok()) {  // LoadProfile's message names the path (and the key): one line, the flag first
-    const std::string flag = profile == kDefaultProfileChoice ? "--profile default: " : "--profile: ";
-    return Status::Invalid(flag + m.status().message());
-  }
-  const sim::CostModel& kept = cache.emplace(path, std::move(m).value()).first->second;
-  return ForClients(kept, clients);
+  Result<const sim::CostModel*> m = Chosen(profile, clients);
+  if (!m.ok()) return m.status();
+  return **m;
+}
+
+Result<std::string> ChosenProfileName(const std::string& profile, int clients) {
+  Result<const sim::CostModel*> m = Chosen(profile, clients);
+  if (!m.ok()) return m.status();
+  return (*m)->name;
 }
 
 SampleSummary DistFromSamples(std::vector<double> samples_us) {

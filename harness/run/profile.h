@@ -92,6 +92,8 @@ inline constexpr char kLegacyProfileChoice[] = "legacy";
 // product of the two connection counts); 0 gives the profile's main figures.
 std::string CommittedProfilePath();  // the "default" choice: <source dir>/harness/profiles/default.json
 Result<sim::CostModel> ChooseProfile(const std::string& profile, int clients = 0);
+// The chosen figures' name only (ResolveSpec's check), without copying the model.
+Result<std::string> ChosenProfileName(const std::string& profile, int clients = 0);
 // The name of a profile's fewer_connections set: "NAME@N".
 std::string FewerConnectionsName(const std::string& name, int connections);
 // The figures of `model` for a run of `clients` clients (the rule above); `model` itself when it

@@ -195,9 +195,9 @@ Status ResolveSpec(RunSpec* s) {
   if (s->profile.empty()) return Status::Invalid("profile must not be empty (default, legacy or a FILE)");
   s->profile_name.clear();
   if (s->backend == "sim") {  // the real backend has no use for it
-    Result<sim::CostModel> cost = ChooseProfile(s->profile, s->clients);
-    if (!cost.ok()) return cost.status();
-    s->profile_name = cost.value().name;
+    Result<std::string> name = ChosenProfileName(s->profile, s->clients);
+    if (!name.ok()) return name.status();
+    s->profile_name = std::move(name).value();
   }
   return CheckClientPlans(s);
 }
