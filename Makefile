@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need.
 PKGS := g++ cmake make pkg-config libhiredis-dev libevent-dev nlohmann-json3-dev libcli11-dev \
-        libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-sentinel redis-tools python3 libboost-dev \
+        libgtest-dev libgmock-dev libbenchmark-dev libjemalloc-dev redis-server redis-sentinel redis-tools python3 libboost-dev \
         parallel
 
 # What `make plots` needs on top: Jupyter's nbconvert, a Python kernel, pandas and matplotlib.
