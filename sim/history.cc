@@ -35,8 +35,12 @@ void History::Add(int64_t t_us, int client, Ev type, int64_t value, std::string 
 
 bool History::KeepCommand() {
   if ((dropped_ & EvBit(Ev::kCommand)) != 0) return false;
-  if (events_.size() >= max_events_) {
+  if (size() >= max_events_) {
     ++commands_dropped_;
+    return false;
+  }
+  if (count_only_) {
+    ++commands_counted_;
     return false;
   }
   return true;

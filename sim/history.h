@@ -83,6 +83,13 @@ class History {
   std::vector<Event> TakeEvents();
   int64_t commands_dropped() const { return commands_dropped_; }
 
+  // Commands are counted, not kept (no text, no event): for a run whose timelines nobody reads
+  // unless its checkers find an overlap (RunOne then runs it again in full). The checkers read no
+  // command, so their figures are the same; size() and the cap count the commands as if kept.
+  void set_count_commands_only(bool on) { count_only_ = on; }
+  // The events a full history would hold: recorded() plus the commands only counted.
+  size_t size() const { return events_.size() + static_cast<size_t>(commands_counted_); }
+
  private:
   size_t max_events_;
   // False (and counted) when a command must be dropped: the history is full, or commands are not
@@ -90,6 +97,8 @@ class History {
   bool KeepCommand();
 
   int64_t commands_dropped_ = 0;
+  int64_t commands_counted_ = 0;  // set_count_commands_only: commands that would have been kept
+  bool count_only_ = false;
   uint32_t dropped_ = 0;
   // Mutable: events() moves the commands' texts into their details on first use.
   mutable std::vector<Event> events_;

@@ -125,6 +125,38 @@ TEST(Trace, TimelinesShowCommandsOnlyWhenTraced) {
   EXPECT_TRUE(Has(locks.check.safety.examples[0].timeline, Ev::kEnter));
 }
 
+// A traced simulator run first counts its commands instead of keeping them and runs again in
+// full only when it has an overlap to show (RunOne): its report is the one a run that kept every
+// command from the start gives (keep_events always keeps them), with and without overlaps.
+TEST(Trace, CountingCommandsFirstGivesTheReportOfAFullRun) {
+  int with_examples = 0, without = 0;
+  for (const RunSpec& base : Specs()) {
+    const RunSpec spec = Resolved(base);
+    const RunResult counted_first = RunOne(spec, false);
+    const RunResult full = RunOne(spec, false, /*keep_events=*/true);
+    EXPECT_EQ(RunJson(counted_first).dump(), RunJson(full).dump()) << ReplayCommand(spec);
+    (counted_first.check.safety.examples.empty() ? without : with_examples) += 1;
+  }
+  EXPECT_GT(with_examples, 0);
+  EXPECT_GT(without, 0);
+}
+
+// Counted commands fill the history's cap as kept ones do: the same size and the same drops.
+TEST(Trace, CountedCommandsCountTowardsTheCap) {
+  History kept(5), counted(5);
+  counted.set_count_commands_only(true);
+  for (History* h : {&kept, &counted}) {
+    for (int i = 0; i < 8; ++i) {
+      h->Add(i, 0, Ev::kAcquireStart);
+      h->AddCommand(i, 0, 0, [](std::string* out) { *out += "SET k v NX"; });
+    }
+  }
+  EXPECT_EQ(counted.size(), kept.size());
+  EXPECT_EQ(counted.commands_dropped(), kept.commands_dropped());
+  EXPECT_GT(kept.commands_dropped(), 0);
+  EXPECT_EQ(counted.recorded().size(), 8u);  // the lock events only
+}
+
 TEST(Trace, ReportsNameTheModeOnlyWhenItIsNotTheDefault) {
   RunSpec s = Resolved(RunSpec());
   EXPECT_FALSE(ToJson(s).contains("trace"));
