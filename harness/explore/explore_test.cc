@@ -8,9 +8,9 @@
 
 #include "harness/explore/found.h"
 #include "harness/explore/generate.h"
-#include "harness/run/build_info.h"
 #include "harness/run/write_file.h"
 #include "harness/testing/temp_dir_test.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
@@ -193,9 +193,7 @@ TEST_F(ExploreTest, ASearchWithFewerFaultsReplacesATwoFaultSchedule) {
   ExploreSpace s = OneKindSpace("timestamp:getset-nil=fail", K::kPauseClient, FindingClass::kStuckUnexplained, 2);
   s.liveness_bound_ms = 500;
   s.run["acquire_timeout_ms"] = 10'000;
-  // The profile seed 10 was chosen under (the default of 2026-11-25 to 2026-11-27): the search
-  // must keep finding a two-fault schedule first when the default changes.
-  s.run["profile"] = std::string(SourceDir()) + "/harness/profiles/vm-2026-11-24b-passes-replica.json";
+  s.run["profile"] = SeedsChosenProfile();  // seed 10 must keep finding a two-fault schedule first
   ASSERT_TRUE(CheckSpace(&s).ok());
   ExploreOptions o = Options(s, 20'000, 2);
   o.seed = 10;

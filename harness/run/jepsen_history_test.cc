@@ -7,9 +7,9 @@
 #include <ostream>
 
 #include "algorithms/lock.h"
-#include "harness/run/build_info.h"
 #include "harness/run/config.h"
 #include "harness/run/run_spec.h"
+#include "harness/testing/test_specs.h"
 
 namespace locklab {
 namespace {
@@ -94,9 +94,7 @@ RunResult RunKept(const RoundTrip& rt) {
   s.requests = 60;
   s.hold_ms = 100;
   s.seed = 3;
-  // The profile the cases' seed was chosen under (the default of 2026-11-25 to 2026-11-27, under
-  // its own name), so that they keep showing what they are named after when the default changes.
-  s.profile = std::string(SourceDir()) + "/harness/profiles/vm-2026-11-24b-passes-replica.json";
+  s.profile = SeedsChosenProfile();  // the cases must keep showing what they are named after
   for (const std::string& f : rt.faults) {
     Result<FaultAction> a = ParseFaultFlag(f);
     EXPECT_TRUE(a.ok()) << f;

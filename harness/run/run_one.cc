@@ -144,9 +144,9 @@ int HoldersAllowed(const RunSpec& spec) {
 
 namespace {
 
-// One run of `spec`; `count_commands`: the history counts commands instead of keeping them
-// (History::set_count_commands_only).
-RunResult RunOnce(const RunSpec& spec, bool keep_events, bool count_commands) {
+// One run of `spec` with its history in `trace` mode; `count_commands`: the history counts
+// commands instead of keeping them (History::set_count_commands_only).
+RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, bool count_commands) {
   RunResult res;
   res.spec = spec;
   RuntimeMaker make = FindBackend(spec.backend);
@@ -170,8 +170,6 @@ RunResult RunOnce(const RunSpec& spec, bool keep_events, bool count_commands) {
   }
   std::unique_ptr<Runtime> rt = std::move(made).value();
   History history;
-  TraceMode trace = TraceMode::kCommands;
-  ParseTraceMode(spec.trace, &trace);  // ResolveSpec checked it
   if (trace == TraceMode::kNone) history.set_dropped(~EventsCheckersRead());
   history.set_count_commands_only(count_commands);
   rt->set_history(&history);
@@ -227,10 +225,10 @@ RunResult RunOnce(const RunSpec& spec, bool keep_events, bool count_commands) {
 // gives, byte for byte (TraceMode: the figures do not depend on the trace).
 RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
   TraceMode trace = TraceMode::kCommands;
-  ParseTraceMode(spec.trace, &trace);
+  ParseTraceMode(spec.trace, &trace);  // ResolveSpec checked it
   const bool count_first = spec.backend == "sim" && trace == TraceMode::kCommands && !keep_events;
-  RunResult res = RunOnce(spec, keep_events, count_first);
-  if (count_first && !res.check.safety.examples.empty()) res = RunOnce(spec, keep_events, false);
+  RunResult res = RunOnce(spec, trace, keep_events, count_first);
+  if (count_first && !res.check.safety.examples.empty()) res = RunOnce(spec, trace, keep_events, false);
   if (progress) std::fprintf(stderr, "  %s on %s: %lld events\n", spec.algorithm.c_str(), spec.backend.c_str(),
                              static_cast<long long>(res.history_events));
   return res;

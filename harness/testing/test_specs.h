@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "algorithms/status.h"
+#include "harness/run/build_info.h"
 #include "harness/run/config.h"
 #include "harness/run/run_spec.h"
 
@@ -23,6 +24,13 @@ bool Take(Result<T> r, T* out, std::string* error) {
   }
   *out = std::move(r).value();
   return true;
+}
+
+// The profile file that tests bound to particular seeds run under: the default of 2026-11-25 to
+// 2026-11-27 under its own name, the one their seeds were chosen with, so that they keep showing
+// what they are there for when the default changes.
+inline std::string SeedsChosenProfile() {
+  return std::string(SourceDir()) + "/harness/profiles/vm-2026-11-24b-passes-replica.json";
 }
 
 // The small fault-free simulator run the end-to-end tests start from.
