@@ -91,10 +91,17 @@ double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 //          clients_pending_write list), each write reply_write_us out of the command's cost.
 //          Served BLPOPs and answered WAITs join the pass; SUBSCRIBE confirmations leave as in
 //          the queue model.
+// held_request_waits (passes only): a command held for an injected delay is written when its
+// process's loop runs the hold's timer, as the real runtime does: arming the timer costs
+// client.hold_us at once; at the end of the delay the timer waits for the CPU (behind what it
+// is busy with, or for its wake-up when idle) and the write costs client.send_us, then the
+// command takes its path. false (every profile before the key): the hold is a delay on the
+// path and the command's CPU (send_us + hold_us) is spent when it is sent.
 struct LoopCosts {
   bool passes = false;
   CostDist wire_us;
   CostDist reply_write_us;
+  bool held_request_waits = false;
 };
 
 struct CostModel {

@@ -142,6 +142,10 @@ bool Simulator::ChargeClient(const Event& ev) {
       timer = held;
       break;
     case kSubConfirm: cost = &c.reply_us; timer = false; break;
+    case kSendHeld:
+      client = inflight_[static_cast<uint32_t>(ev.a)].client;
+      cost = &c.send_us;
+      break;
     case kWake:
     case kWaitTimeout:
     case kSubDeadline: break;

@@ -298,6 +298,35 @@ TEST(SimCosts, PassesLoopKeepsEachPathInOrder) {
   EXPECT_LT(queue_kept, 5);
 }
 
+// When each of two clients' GETs (one process, injected delay 100) reaches the node.
+std::vector<int64_t> HeldArrivals(const CostModel& cost) {
+  Simulator sim(CostConfig(2, cost, 100));
+  std::vector<int64_t> at;
+  sim.set_command_observer([&](int64_t t_us, int, int, const Command&, const Reply&) { at.push_back(t_us); });
+  int64_t a = 0, b = 0;
+  sim.StartClient(0, Gets(sim.env(0), 1, &a, sim));
+  sim.StartClient(1, Gets(sim.env(1), 1, &b, sim));
+  EXPECT_TRUE(RunOk(sim));
+  return at;
+}
+
+TEST(SimCosts, AHeldRequestIsWrittenWhenTheLoopRunsItsTimer) {
+  // One process, send 3, hold 2, wire 5; waking after 2 us of idling or more takes 10.
+  CostModel cost = ConstantCosts(6, 0, 3, 4, 10, Placement::kOneProcess);
+  cost.client.hold_us = CostDist::Constant(2);
+  cost.client.wake_after_idle = {{1, CostDist::Constant(0)}, {2, CostDist::Constant(10)}};
+  cost.loop.passes = true;
+  cost.loop.wire_us = CostDist::Constant(5);
+  cost.loop.reply_write_us = CostDist::Constant(1);
+  // The hold as a delay on the path: each leaves after send + hold (5, then 10), + 5 + 100.
+  EXPECT_EQ(HeldArrivals(cost), (std::vector<int64_t>{110, 115}));
+  // As the real runtime: arming the hold costs 2 (client 0 at 0, client 1 at 2); the holds end
+  // at 100 and 102. The process, idle since 4, wakes 10 late; client 0's write (3) leaves at
+  // 113, client 1's queues behind it and leaves at 116; + 5 on the wire.
+  cost.loop.held_request_waits = true;
+  EXPECT_EQ(HeldArrivals(cost), (std::vector<int64_t>{118, 121}));
+}
+
 // When a subscriber resumes with a message published at 10 ms, under `cost`.
 int64_t MessageResumesAt(const CostModel& cost) {
   Simulator sim(CostConfig(2, cost));

@@ -252,22 +252,36 @@ void Simulator::StartCall(int client, PendingCall* call) {
     name = f.cmd.Name();
     delay += net_.ExtraDelayUs(client, name, nullptr);
   }
-  const int64_t leave_ns = ClientSendNs(client, /*held=*/delay > 0);
-  const int64_t arrive = ArriveUs(leave_ns, /*request=*/true, delay, client, f.endpoint);
   const bool lost = hop.dropped();
-  if (!lost) {
+  if (delay > 0 && !lost && config_.cost.loop.held_request_waits) {  // the hold is a timer of the process
+    ChargeCpuNs(client, config_.cost.client.hold_us, /*held=*/false);
     f.node_pending = true;
-    Push(arrive, kNodeReceive, static_cast<int32_t>(id), 0);
-  }
-  if (lost || arrive >= f.deadline_us) {
-    f.reply = Reply::Timeout();
-    f.deliver_pending = true;
-    Push(f.deadline_us, kDeliver, static_cast<int32_t>(id), 0);
+    Push(SaturatingAdd(now_us_, delay), kSendHeld, static_cast<int32_t>(id), 0);
+  } else {
+    const int64_t leave_ns = ClientSendNs(client, /*held=*/delay > 0);
+    SendRequest(id, leave_ns, delay, lost);
   }
   // Command-triggered faults: the command is on its way; the fault comes next at this instant.
   if (net_.has_triggers()) {
     if (name.empty()) name = f.cmd.Name();
     FireTriggers(client, name);
+  }
+}
+
+// The request `id` leaves its client at leave_ns with `injected_us` of delay still to go (a lost
+// one takes its path all the same, for the draws); its caller gets kTimeout at its deadline when
+// it is lost or arrives too late to be answered before.
+void Simulator::SendRequest(uint32_t id, int64_t leave_ns, int64_t injected_us, bool lost) {
+  InFlight& f = inflight_[id];
+  const int64_t arrive = ArriveUs(leave_ns, /*request=*/true, injected_us, f.client, f.endpoint);
+  if (!lost) {
+    f.node_pending = true;
+    Push(arrive, kNodeReceive, static_cast<int32_t>(id), 0);
+  }
+  if ((lost || arrive >= f.deadline_us) && !f.deliver_pending) {
+    f.reply = Reply::Timeout();
+    f.deliver_pending = true;
+    Push(std::max(f.deadline_us, now_us_), kDeliver, static_cast<int32_t>(id), 0);
   }
 }
 
@@ -486,6 +500,7 @@ Status Simulator::Run() {
       case kWaitTimeout: OnWaitTimeout(ev.a, ev.b); break;
       case kWaitAck: OnWaitAck(static_cast<uint32_t>(ev.a), ev.b); break;
       case kNodePass: OnNodePass(ev.a, ev.b); break;
+      case kSendHeld: SendRequest(static_cast<uint32_t>(ev.a), now_us_ * 1000, 0, /*lost=*/false); break;
     }
   }
   return Status::Ok();

@@ -60,7 +60,10 @@
 //    longer the idle the later (measured by `locklab calibrate`). Other timers due while it
 //    wakes queue behind it, and so fire together, as in one pass of the real event loop. A
 //    reply that is not held pays none: the measured one_way_us has that wake-up in it. Nor does
-//    a held request (its hold is a delay on the path here, not an event on the client's CPU).
+//    a held request (its hold is a delay on the path here, not an event on the client's CPU),
+//    unless the profile's loop has held_request "loop" (LoopCosts::held_request_waits): then
+//    arming the hold costs hold_us when the command is sent, and at the end of the delay the
+//    hold's timer waits for the CPU like any timer (kSendHeld) and the write costs send_us.
 //  - the path: a message arrives after a drawn one_way_us plus the injected delay (NetModel),
 //    except that one_way_us, measured with a client that did its own send or receive work
 //    inside the trip, is lowered by the mean client cost charged on that side (send_us for a
@@ -247,6 +250,7 @@ class Simulator {
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
   void StartCall(int client, PendingCall* call);
+  void SendRequest(uint32_t id, int64_t leave_ns, int64_t injected_us, bool lost);
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
   void StartSubscribe(int client, SubscribeCall* call);
   void StartWaitMessage(int client, MessageWait* wait);

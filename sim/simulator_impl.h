@@ -28,6 +28,8 @@ enum EventKind : uint8_t {
   kWaitTimeout,   // a = client, b = waiter id: a WaitMessage's timer (gated)
   kWaitAck,       // a = InFlight id, b = its use: a parked WAIT's replica may have acknowledged by now
   kNodePass,      // a = physical node, b = its pass generation: the node polls, runs, writes (passes loop)
+  kSendHeld,      // a = InFlight id: the hold of its request ends; written once the client's CPU is done
+                  // (LoopCosts::held_request_waits)
 };
 
 constexpr uint32_t kNoCall = 0xffffffffu;

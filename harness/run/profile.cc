@@ -220,14 +220,20 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   return Status::Ok();
 }
 
-// loop (optional): {"model": "queue"} or {"model": "passes", "wire_us": DIST, "reply_write_us": DIST}.
+// loop (optional): {"model": "queue"} or {"model": "passes", "wire_us": DIST, "reply_write_us": DIST,
+// "held_request": "path" (the default) or "loop"}.
 Status ReadLoop(const nlohmann::json& j, sim::LoopCosts* loop) {
-  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us"}); !s.ok()) return s;
+  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us", "held_request"}); !s.ok()) return s;
   if (!j.contains("model")) return Bad("loop.model", "missing");
   if (j.at("model") == "queue") {
-    if (j.contains("wire_us") || j.contains("reply_write_us"))
-      return Bad("loop", "wire_us and reply_write_us belong to the \"passes\" model");
+    if (j.contains("wire_us") || j.contains("reply_write_us") || j.contains("held_request"))
+      return Bad("loop", "wire_us, reply_write_us and held_request belong to the \"passes\" model");
     return Status::Ok();
+  }
+  if (j.contains("held_request")) {
+    const nlohmann::json& h = j.at("held_request");
+    if (h != "path" && h != "loop") return Bad("loop.held_request", "must be \"path\" or \"loop\"");
+    loop->held_request_waits = h == "loop";
   }
   if (j.at("model") != "passes") return Bad("loop.model", "must be \"queue\" or \"passes\"");
   loop->passes = true;
@@ -268,6 +274,7 @@ void BodyJson(const sim::CostModel& model, ojson* out) {
     l["model"] = "passes";
     l["wire_us"] = DistJson(model.loop.wire_us);
     l["reply_write_us"] = DistJson(model.loop.reply_write_us);
+    if (model.loop.held_request_waits) l["held_request"] = "loop";
   }
   j["one_way_us"] = DistJson(model.one_way_us);
   if (model.replica_one_way_us > 0) j["replica_one_way_us"] = model.replica_one_way_us;
