@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "algorithms/lock.h"
 #include "algorithms/retry.h"
@@ -25,6 +26,7 @@
 #include "harness/run/comma_list.h"
 #include "harness/cli/suite.h"
 #include "harness/cli/sweep_run.h"
+#include "harness/real/cpu_placement.h"
 #include "harness/real/redis_runtime.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
@@ -422,6 +424,23 @@ namespace {
 
 // What a parse error exits with: 0 for --help and --version (printed by CLI11), else bad input
 // in one line, naming the subcommands when none was recognised.
+// --cpu-placement on every subcommand that starts redis-server processes (cpu_placement.h): it
+// sets the process-wide placement, split unless the flag says os.
+void AddCpuPlacementFlags(CLI::App& app) {
+  static const std::set<std::string> kReal = {"run",      "suite",   "scenario",  "study",           "validate",
+                                              "explore",  "calibrate", "scorecard", "failover-compare"};
+  SetCpuPlacement(CpuPlacement::kSplit);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (kReal.count(sub->get_name()) == 0) continue;
+    sub->add_option_function<std::string>(
+           "--cpu-placement",
+           [](const std::string& v) { SetCpuPlacement(v == "os" ? CpuPlacement::kOs : CpuPlacement::kSplit); },
+           "real Redis: split (default) pins locklab's event loop to one CPU and the redis-servers it starts to "
+           "the others, as on machines of their own; os leaves them to the scheduler (one CPU: nothing is pinned)")
+        ->check(CLI::IsMember({"split", "os"}));
+  }
+}
+
 int ParseFailed(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
   if (app.get_subcommands().empty()) {
@@ -486,6 +505,7 @@ int CliMain(int argc, char** argv) {
   MergeFlags merge_flags;
   AddMergeFlags(merge, &merge_flags);
   AddFooters(scenario, suite);
+  AddCpuPlacementFlags(app);
 
   try {
     app.parse(argc, argv);

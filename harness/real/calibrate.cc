@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/real/calibrate_internal.h"
+#include "harness/real/cpu_placement.h"
 #include "harness/real/redis_server.h"
 
 namespace locklab {
@@ -276,6 +277,9 @@ Result<sim::CostModel> MeasureAt(const Run& run, ProfileContext* context, ojson*
   run.Say("starting redis-server");
   RedisServerOptions so;
   so.redis_server_path = options.redis_server_path;
+  if (const std::optional<CpuSplit> split = PlanCpuSplit()) so.cpus = split->servers;
+  context->cpu_placement = CpuPlacementText();
+  const LoopCpuPin pin;  // the drivers and the runtime where real runs put the event loop
   Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
   if (!started.ok()) return started.status().Prefixed("cannot start redis-server");
   std::unique_ptr<RedisServers> servers = std::move(started).value();

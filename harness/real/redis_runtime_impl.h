@@ -25,6 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "harness/real/cpu_placement.h"
 #include "harness/real/real_clock.h"
 #include "harness/real/redis_runtime.h"
 #include "harness/real/sentinel.h"

@@ -18,7 +18,8 @@ constexpr int kChannelCount = static_cast<int>(sizeof kSentinelChannels / sizeof
 }  // namespace
 
 Status RedisRuntime::Impl::StartSentinels() {
-  const SentinelOptions opt;
+  SentinelOptions opt;
+  if (const std::optional<CpuSplit> split = PlanCpuSplit()) opt.cpus = split->servers;
   Result<std::unique_ptr<Sentinels>> started =
       Sentinels::Start(opt, servers->dir(), servers->port(0), servers->port(servers->replica_index()));
   if (!started.ok()) return started.status().Prefixed("redis runtime (Sentinel mode)");

@@ -332,6 +332,7 @@ Status RedisServers::Spawn(int i) {
       dup2(log_fd, 1);
       dup2(log_fd, 2);
     }
+    if (options_.cpus) sched_setaffinity(0, sizeof(cpu_set_t), &*options_.cpus);  // a plain system call
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }

@@ -20,11 +20,13 @@
 // failover steps, Query) wait at most a few seconds and say why when they fail.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,9 @@ struct RedisServerOptions {
   // found the servers run without it and SetClock() fails with a message.
   std::string clock_shim_path;
   int64_t start_timeout_us = 10'000'000;  // per server, until it answers PING
+  // The CPUs every server (and its restarts) may run on, set in the child before exec; none:
+  // the scheduler's (cpu_placement.h).
+  std::optional<cpu_set_t> cpus;
 };
 
 // INFO commandstats text -> calls per command name in upper case

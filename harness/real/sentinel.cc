@@ -146,6 +146,7 @@ Status Sentinels::Spawn(int i) {
       dup2(log_fd, 1);
       dup2(log_fd, 2);
     }
+    if (options_.cpus) sched_setaffinity(0, sizeof(cpu_set_t), &*options_.cpus);  // a plain system call
     execve(argv[0], argv.data(), environ);
     _exit(127);
   }

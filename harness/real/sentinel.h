@@ -16,10 +16,12 @@
 // Not thread-safe: one thread starts, asks and destroys a Sentinels.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,7 @@ struct SentinelOptions {
   std::string master_name = "locklab";
   std::string sentinel_path = "/usr/bin/redis-sentinel";
   int64_t start_timeout_us = 10'000'000;  // all sentinels up and agreeing on the group
+  std::optional<cpu_set_t> cpus;           // the CPUs each sentinel may run on; none: the scheduler's
 };
 
 class Sentinels {

@@ -113,10 +113,12 @@ Result<sim::CostDist> ReadDist(const nlohmann::json& parent, const std::string& 
 
 Status ReadContext(const nlohmann::json& j, ProfileContext* c) {
   if (Status s = OnlyKeys(j, "context", {"host", "cpu_model", "cpu_count", "redis_server_version", "date_utc",
-                                         "locklab_version", "locklab_sha", "load_average_1m", "rounds", "quick"});
+                                         "locklab_version", "locklab_sha", "load_average_1m", "rounds", "quick",
+                                         "cpu_placement"});
       !s.ok())
     return s;
-  for (const char* k : {"host", "cpu_model", "redis_server_version", "date_utc", "locklab_version", "locklab_sha"})
+  for (const char* k :
+       {"host", "cpu_model", "redis_server_version", "date_utc", "locklab_version", "locklab_sha", "cpu_placement"})
     if (j.contains(k) && !j.at(k).is_string()) return Bad(std::string("context.") + k, "must be a string");
   for (const char* k : {"cpu_count", "load_average_1m", "rounds"})
     if (j.contains(k))
@@ -126,6 +128,7 @@ Status ReadContext(const nlohmann::json& j, ProfileContext* c) {
   c->cpu_model = j.value("cpu_model", "");
   c->cpu_count = j.value("cpu_count", 0);
   c->redis_server_version = j.value("redis_server_version", "");
+  c->cpu_placement = j.value("cpu_placement", "");
   c->date_utc = j.value("date_utc", "");
   c->locklab_version = j.value("locklab_version", "");
   c->locklab_sha = j.value("locklab_sha", "");
@@ -374,6 +377,7 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   c["load_average_1m"] = Round(context.load_average_1m, 100);
   c["rounds"] = context.rounds;
   c["quick"] = context.quick;
+  if (!context.cpu_placement.empty()) c["cpu_placement"] = context.cpu_placement;
   if (model.connections > 0) j["connections"] = model.connections;
   BodyJson(model, &j);
   if (model.fewer != nullptr) {

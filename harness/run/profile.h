@@ -66,6 +66,8 @@ struct ProfileContext {
                                      // measures slower figures)
   int rounds = 0;
   bool quick = false;
+  std::string cpu_placement;         // where the measured processes ran (harness/real/cpu_placement.h);
+                                     // "" in profiles made before it was recorded
   nlohmann::ordered_json measurements = nlohmann::ordered_json::object();
 };
 
