@@ -277,9 +277,10 @@ Result<sim::CostModel> MeasureAt(const Run& run, ProfileContext* context, ojson*
   run.Say("starting redis-server");
   RedisServerOptions so;
   so.redis_server_path = options.redis_server_path;
-  if (const std::optional<CpuSplit> split = PlanCpuSplit()) so.cpus = split->servers;
-  context->cpu_placement = CpuPlacementText();
-  const LoopCpuPin pin;  // the drivers and the runtime where real runs put the event loop
+  const std::optional<CpuSplit> split = PlanCpuSplit();
+  if (split) so.cpus = split->servers;
+  context->cpu_placement = CpuPlacementText(split);
+  const LoopCpuPin pin(split);  // the drivers (and the runtimes they start) where real runs put the loop
   Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
   if (!started.ok()) return started.status().Prefixed("cannot start redis-server");
   std::unique_ptr<RedisServers> servers = std::move(started).value();

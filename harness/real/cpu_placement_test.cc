@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -31,7 +32,7 @@ class Placement : public ::testing::Test {
 TEST_F(Placement, OsPinsNothing) {
   SetCpuPlacement(CpuPlacement::kOs);
   EXPECT_FALSE(PlanCpuSplit().has_value());
-  EXPECT_EQ(CpuPlacementText(), "the scheduler's (--cpu-placement os)");
+  EXPECT_EQ(CpuPlacementText(PlanCpuSplit()), "the scheduler's (--cpu-placement os)");
 }
 
 TEST_F(Placement, SplitPutsTheServersOffTheLoopsCpu) {
@@ -57,7 +58,7 @@ TEST_F(Placement, SplitPutsTheServersOffTheLoopsCpu) {
   ASSERT_TRUE((*s)->Restart(0).ok());  // a restarted server keeps its CPUs
   EXPECT_EQ(AllowedList((*s)->pid(0)), allowed);
   {
-    const LoopCpuPin pin;
+    const LoopCpuPin pin(split);
     cpu_set_t now;
     ASSERT_EQ(sched_getaffinity(0, sizeof now, &now), 0);
     EXPECT_EQ(CPU_COUNT(&now), 1);
@@ -66,6 +67,15 @@ TEST_F(Placement, SplitPutsTheServersOffTheLoopsCpu) {
   cpu_set_t after;
   ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&after, &mine));
+}
+
+TEST_F(Placement, EachSplitTakesTheNextCpuForItsLoop) {
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (CPU_COUNT(&mine) < 2) GTEST_SKIP() << "one CPU: nothing to split";
+  std::set<int> loops;
+  for (int i = 0; i < CPU_COUNT(&mine); ++i) loops.insert(PlanCpuSplit()->loop_cpu);
+  EXPECT_EQ(static_cast<int>(loops.size()), CPU_COUNT(&mine));  // runs at once spread their loops
 }
 
 }  // namespace

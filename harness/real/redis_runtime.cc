@@ -194,7 +194,7 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
   if (!ready.empty()) ScheduleReady();
 
   if (const char* path = std::getenv("LOCKLAB_LOOP_LOG"); path != nullptr) loop_log = std::fopen(path, "w");
-  const LoopCpuPin pin;  // the loop on a CPU of its own (cpu_placement.h), until the run ends
+  const LoopCpuPin pin(cpu_split);  // the loop on a CPU of its own (cpu_placement.h), until the run ends
   while (mains_left > 0 && fail_msg.empty()) {
     ++loop_pass;
     if (event_base_loop(base, EVLOOP_ONCE) < 0) Fail("redis runtime: the event loop failed");
@@ -319,7 +319,8 @@ std::vector<std::string> RedisRuntime::Notes() const {
   }
   if (rt.notes.size() >= kMaxNotes) out.push_back("(more notes were left out)");
   if (!rt.stats_note.empty()) out.push_back(rt.stats_note);
-  out.push_back("CPUs: " + (rt.servers ? CpuPlacementText() : CpuPlacementText() + "; the --redis servers run where they run"));
+  out.push_back("CPUs: " + (rt.servers ? CpuPlacementText(rt.cpu_split)
+                                        : std::string("not pinned (the --redis servers run where they run)")));
   return out;
 }
 
@@ -378,10 +379,11 @@ Status CheckConfig(const BackendConfig& cfg, const std::vector<std::string>& exi
 // Our servers, or the given ones: the endpoints' addresses.
 Status RedisRuntime::Impl::SetEndpoints(const std::vector<std::string>& existing_endpoints) {
   if (existing_endpoints.empty()) {
+    cpu_split = PlanCpuSplit();  // given servers run where they run: nothing to pin then
     RedisServerOptions opt;
     opt.masters = cfg.nodes;
     opt.with_replica = cfg.with_replica;
-    if (const std::optional<CpuSplit> split = PlanCpuSplit()) opt.cpus = split->servers;
+    if (cpu_split) opt.cpus = cpu_split->servers;
     Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(opt);
     if (!started.ok()) return started.status();
     servers = std::move(started).value();

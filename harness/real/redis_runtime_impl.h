@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -297,6 +298,7 @@ struct RedisRuntime::Impl {
   std::vector<RestartPoll> restarts;
   bool failover_planned = false;
   std::unique_ptr<Sentinels> sentinels;  // Sentinel mode only
+  std::optional<CpuSplit> cpu_split;     // this run's CPUs (cpu_placement.h), planned once
   std::vector<std::unique_ptr<SentinelSub>> sentinel_subs;
   SentinelFailover sentinel_fo;
 

@@ -19,7 +19,7 @@ constexpr int kChannelCount = static_cast<int>(sizeof kSentinelChannels / sizeof
 
 Status RedisRuntime::Impl::StartSentinels() {
   SentinelOptions opt;
-  if (const std::optional<CpuSplit> split = PlanCpuSplit()) opt.cpus = split->servers;
+  if (cpu_split) opt.cpus = cpu_split->servers;
   Result<std::unique_ptr<Sentinels>> started =
       Sentinels::Start(opt, servers->dir(), servers->port(0), servers->port(servers->replica_index()));
   if (!started.ok()) return started.status().Prefixed("redis runtime (Sentinel mode)");
