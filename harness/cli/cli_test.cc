@@ -3,6 +3,7 @@
 #include "harness/testing/cli_test_util.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -141,8 +142,37 @@ TEST_F(CliTest, OtherBadInputIsRefused) {
       {{"suite", "--profile", Path("no-profile.json")}, "--profile"},
       {{"scenario", "pause-misdelete", "--profile", Path("no-profile.json")}, "--profile"},
       {{"validate", "--quick", "--only", "retry", "--profile", Path("no-profile.json")}, "--profile"},
+      {{"run", "--backend", "redis", "--cpu-placement", "fast", "--out", out}, "--cpu-placement"},
+      {{"calibrate", "--cpu-placement", "pinned"}, "--cpu-placement"},
   });
   EXPECT_FALSE(std::filesystem::exists(dir_));
+}
+
+// Where a real run's processes ran, as its report's notes say (harness/real/cpu_placement.h).
+std::string CpuNote(const std::string& report_path) {
+  std::ifstream in(report_path);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("runs")) return "no report";
+  for (const auto& n : j["runs"][0].value("notes", nlohmann::json::array()))
+    if (n.is_string() && n.get<std::string>().rfind("CPUs: ", 0) == 0) return n.get<std::string>();
+  return "no CPUs note";
+}
+
+TEST_F(CliTest, RealRunsSayWhereTheirProcessesRan) {
+  const std::vector<std::string> run = {"run", "--backend", "redis", "--clients", "2", "--requests", "3", "--quiet"};
+  auto with = [&](std::vector<std::string> extra, const std::string& out) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--out", out});
+    EXPECT_EQ(Cli(args), kExitOk);
+    return CpuNote(out);
+  };
+  EXPECT_EQ(with({"--cpu-placement", "os"}, Path("os.json")), "CPUs: the scheduler's (--cpu-placement os)");
+  const std::string split = with({}, Path("split.json"));  // the default
+  if (sysconf(_SC_NPROCESSORS_ONLN) >= 2 && split != "CPUs: the scheduler's (1 CPU)") {
+    EXPECT_NE(split.find("event loop on CPU "), std::string::npos) << split;
+    EXPECT_NE(split.find("(split)"), std::string::npos) << split;
+  }
 }
 
 TEST_F(CliTest, RunWritesTheSameReportTwice) {
