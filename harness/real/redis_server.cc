@@ -101,7 +101,7 @@ std::map<std::string, int64_t> ParseCommandStats(const std::string& info) {
   return out;
 }
 
-pid_t ForkManagedChild(int stdin_fd) {
+pid_t ForkManagedChild(int stdin_fd, const cpu_set_t* cpus) {
   const pid_t parent = getpid();
   sigset_t all, old_mask;
   sigfillset(&all);
@@ -124,6 +124,7 @@ pid_t ForkManagedChild(int stdin_fd) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (stdin_fd >= 0) dup2(stdin_fd, 0);
+  if (cpus != nullptr) sched_setaffinity(0, sizeof(cpu_set_t), cpus);  // a plain system call
   return 0;
 }
 
@@ -320,7 +321,7 @@ Status RedisServers::Spawn(int i) {
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   // Signals stay blocked across fork, so that the child cannot run our SIGINT/SIGTERM handler
   // (which would kill its siblings) before it has reset the dispositions.
-  const pid_t pid = ForkManagedChild(null_fd);
+  const pid_t pid = ForkManagedChild(null_fd, options_.cpus ? &*options_.cpus : nullptr);
   if (pid < 0) {
     const Status failed = Status::Failed(std::string("redis servers: fork: ") + std::strerror(errno));
     if (log_fd >= 0) close(log_fd);
@@ -332,7 +333,6 @@ Status RedisServers::Spawn(int i) {
       dup2(log_fd, 1);
       dup2(log_fd, 2);
     }
-    if (options_.cpus) sched_setaffinity(0, sizeof(cpu_set_t), &*options_.cpus);  // a plain system call
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }

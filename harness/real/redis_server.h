@@ -55,10 +55,11 @@ std::map<std::string, int64_t> ParseCommandStats(const std::string& info);
 // child (return 0): it dies with the thread that forked it (PR_SET_PDEATHSIG; _exit(1) when that
 // is already gone), has a process group of its own (a terminal's Ctrl-C reaches the parent only,
 // which then kills it), default SIGINT, SIGTERM and SIGPIPE, no signal blocked, and stdin from
-// `stdin_fd` when it is >= 0; it may then only make async-signal-safe calls (dup2, exec, _exit).
-// Signals stay blocked across the fork, so the child never runs the parent's handlers. In the
-// parent: the child's pid, or -1 with errno set.
-pid_t ForkManagedChild(int stdin_fd);
+// `stdin_fd` when it is >= 0, and runs only on `cpus` when given (cpu_placement.h); it may then
+// only make async-signal-safe calls (dup2, exec, _exit). Signals stay blocked across the fork,
+// so the child never runs the parent's handlers. In the parent: the child's pid, or -1 with
+// errno set.
+pid_t ForkManagedChild(int stdin_fd, const cpu_set_t* cpus = nullptr);
 
 class RedisServers {
  public:

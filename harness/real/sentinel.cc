@@ -140,13 +140,12 @@ Status Sentinels::Spawn(int i) {
   argv.push_back(nullptr);
   const int log_fd = open(p.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t pid = ForkManagedChild(null_fd);
+  const pid_t pid = ForkManagedChild(null_fd, options_.cpus ? &*options_.cpus : nullptr);
   if (pid == 0) {
     if (log_fd >= 0) {
       dup2(log_fd, 1);
       dup2(log_fd, 2);
     }
-    if (options_.cpus) sched_setaffinity(0, sizeof(cpu_set_t), &*options_.cpus);  // a plain system call
     execve(argv[0], argv.data(), environ);
     _exit(127);
   }
