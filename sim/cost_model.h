@@ -97,11 +97,18 @@ double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 // is busy with, or for its wake-up when idle) and the write costs client.send_us, then the
 // command takes its path. false (every profile before the key): the hold is a delay on the
 // path and the command's CPU (send_us + hold_us) is spent when it is sent.
+// client_passes (passes only): a client process runs its event loop in passes, as libevent does
+// in the real runtime: a pass takes what had arrived when it began, replies and messages first
+// (in arrival order), then the timers that were due (a sleep, a timeout, a held message), one
+// after the other on its CPU, each handler's sends written before the next handler runs; what
+// arrives or falls due during a pass waits for the next, which begins as soon as this one ends.
+// false (every profile before the key): each event takes the CPU in the order it arrived.
 struct LoopCosts {
   bool passes = false;
   CostDist wire_us;
   CostDist reply_write_us;
   bool held_request_waits = false;
+  bool client_passes = false;
 };
 
 struct CostModel {

@@ -11,16 +11,6 @@ namespace locklab::sim {
 
 namespace {
 
-// std::llround(max(us, 0) * 1000) without the libm call (it was 2% of a run): the same value,
-// halves away from zero; the fraction ns - trunc(ns) is exact in a double.
-int64_t Ns(double us) {
-  const double ns = std::max(us, 0.0) * 1000.0;
-  auto whole = static_cast<int64_t>(ns);
-  if (ns - static_cast<double>(whole) >= 0.5) ++whole;
-  return whole;
-}
-int64_t CeilUs(int64_t ns) { return ns <= 0 ? 0 : (ns + 999) / 1000; }
-
 bool IsPublish(const Command& cmd) {
   return cmd.script == Script::kNone && !cmd.argv.empty() && words::EqNoCase(cmd.argv[0], "publish");
 }
@@ -93,6 +83,9 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
     wake_debt_ns_[cpu] = 0;
   }
   int64_t start = std::max(now_ns, cpu_busy_ns_[cpu]);
+  // A pass's handler runs at its event's end rounded up to the µs: its sends follow that end.
+  if (!client_loops_.empty() && client_loops_[cpu].running && now_ns - cpu_busy_ns_[cpu] < 1000)
+    start = cpu_busy_ns_[cpu];
   const std::vector<WakeRow>& wake = config_.cost.client.wake_after_idle;
   int64_t wake_ns = 0;
   if (timer && cpu_busy_ns_[cpu] < now_ns) {  // idle: the process wakes first
@@ -119,41 +112,56 @@ int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us,
   return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
 }
 
-bool Simulator::ChargeClient(const Event& ev) {
-  int client = ev.a;
+bool Simulator::ClientEventCost(const Event& ev, int* client, const CostDist** cost, bool* held, bool* timer) {
   const ClientCosts& c = config_.cost.client;
-  const CostDist* cost = &c.timer_us;  // kWake, kWaitTimeout, kSubDeadline
-  bool held = false;                   // a reply or message held for an injected delay
-  bool timer = true;                   // it fires from a timer in the real runtime
+  *client = ev.a;
+  *cost = &c.timer_us;  // kWake, kWaitTimeout, kSubDeadline
+  *held = false;        // a reply or message held for an injected delay
+  *timer = true;        // it fires from a timer in the real runtime
   switch (ev.kind) {
     case kDeliver: {
       const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-      client = f.client;
-      if (f.reply.type != Reply::Type::kTimeout) {
-        cost = &c.reply_us;
-        held = f.reply_held;
-        timer = held;
+      *client = f.client;
+      if (f.reply_unread) {  // read, and its hold armed (client passes)
+        *cost = &c.hold_us;
+        *timer = false;
+      } else if (f.reply.type != Reply::Type::kTimeout) {
+        *cost = &c.reply_us;
+        *held = f.reply_held;
+        *timer = f.reply_held || f.reply_after_hold;
       }
-      break;
+      return true;
     }
     case kMessage:
-      cost = message_cost_;
-      held = ev.b != 0;
-      timer = held;
-      break;
-    case kSubConfirm: cost = &c.reply_us; timer = false; break;
+      *cost = ev.b >= kMessageUnread ? &c.hold_us : message_cost_;
+      *held = ev.b == kMessageHeld;
+      *timer = ev.b == kMessageHeld || ev.b == kMessageAfterHold;
+      return true;
+    case kSubConfirm: *cost = &c.reply_us; *timer = false; return true;
     case kSendHeld:
-      client = inflight_[static_cast<uint32_t>(ev.a)].client;
-      cost = &c.send_us;
-      break;
+      *client = inflight_[static_cast<uint32_t>(ev.a)].client;
+      *cost = &c.send_us;
+      return true;
     case kWake:
     case kWaitTimeout:
-    case kSubDeadline: break;
+    case kSubDeadline: return true;
     default: return false;
   }
+}
+
+bool Simulator::ChargeClient(const Event& ev) {
+  int client = 0;
+  const CostDist* cost = nullptr;
+  bool held = false;
+  bool timer = false;
+  if (!ClientEventCost(ev, &client, &cost, &held, &timer)) return false;
   timer = timer || passes();  // passes: whatever reaches an idle process waits for it to wake
   const Process& p = *clients_[static_cast<size_t>(client)];
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
+  if (client_passes()) {
+    JoinClientPass(ev, client);
+    return true;
+  }
   const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held, timer));
   if (ready_us <= now_us_) return false;
   if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)

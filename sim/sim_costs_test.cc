@@ -327,6 +327,72 @@ TEST(SimCosts, AHeldRequestIsWrittenWhenTheLoopRunsItsTimer) {
   EXPECT_EQ(HeldArrivals(cost), (std::vector<int64_t>{118, 121}));
 }
 
+// When client 0's GET and client 1's 1 us sleep resume them, with client 2 only taking its start
+// (one process; timers and replies 10 us each, sends free; the node takes 5, the wire 5).
+std::pair<int64_t, int64_t> ReplyAndTimer(bool client_passes) {
+  CostModel cost = ConstantCosts(5, 0, 0, 10, 5, Placement::kOneProcess);
+  cost.client.timer_us = CostDist::Constant(10);
+  cost.loop.passes = true;
+  cost.loop.wire_us = CostDist::Constant(5);
+  cost.loop.reply_write_us = CostDist::Constant(0);
+  cost.loop.client_passes = client_passes;
+  Simulator sim(CostConfig(3, cost));
+  int64_t got = 0, slept = 0;
+  auto sleeper = [&](Env& env) -> Task<void> {
+    co_await env.SleepUs(1);
+    slept = sim.now_us();
+  };
+  auto idle = [](Env&) -> Task<void> { co_return; };
+  sim.StartClient(0, Gets(sim.env(0), 1, &got, sim));
+  sim.StartClient(1, sleeper(sim.env(1)));
+  sim.StartClient(2, idle(sim.env(2)));
+  EXPECT_TRUE(RunOk(sim));
+  return {got, slept};
+}
+
+TEST(SimCosts, AClientPassTakesRepliesBeforeTimersAndWritesEachHandlersSends) {
+  // Events: the three starts take the CPU 0-10, 10-20, 20-30 as they arrive; client 0's GET,
+  // sent at 10, queues behind them and leaves at 30 (node 35-40, back at 45); client 1's timer,
+  // due at 21, runs 30-40; the reply 45-55.
+  EXPECT_EQ(ReplyAndTimer(false), (std::pair<int64_t, int64_t>{55, 40}));
+  // Passes: the first pass takes the three starts; client 0's GET leaves when its handler ends
+  // at 10 (node 15-20, back at 25). The timer (due 21) and the reply (25) arrive during that
+  // pass, so the next one takes them at 30, the reply first: 30-40, then the timer 40-50.
+  EXPECT_EQ(ReplyAndTimer(true), (std::pair<int64_t, int64_t>{40, 50}));
+}
+
+// When client 0's GET resumes it while client 1, woken at 119, writes its own GET (one process,
+// every message held 100 us).
+int64_t HeldReplyResumes(bool client_passes) {
+  CostModel cost = ConstantCosts(6, 0, 3, 4, 10, Placement::kOneProcess);
+  cost.client.hold_us = CostDist::Constant(2);
+  cost.loop.passes = true;
+  cost.loop.wire_us = CostDist::Constant(5);
+  cost.loop.reply_write_us = CostDist::Constant(1);
+  cost.loop.client_passes = client_passes;
+  Simulator sim(CostConfig(2, cost, 100));
+  int64_t got = 0, other = 0;
+  auto late_get = [&](Env& env) -> Task<void> {
+    co_await env.SleepUs(114);
+    co_await env.Send(0, Command::Of("GET", "k"));
+    other = sim.now_us();
+  };
+  sim.StartClient(0, Gets(sim.env(0), 1, &got, sim));
+  sim.StartClient(1, late_get(sim.env(1)));
+  EXPECT_TRUE(RunOk(sim));
+  return got;
+}
+
+TEST(SimCosts, UnderClientPassesAHeldReplyIsReadBeforeItsHold) {
+  // Client 0's GET leaves at 5 (send 3 + hold 2), reaches the node at 110 and its reply leaves
+  // at 116, on the wire until 121. Client 1 wakes at 119 and writes its GET until 124.
+  // Events: the reply arrives held, at 221, and costs reply + hold: 227.
+  EXPECT_EQ(HeldReplyResumes(false), 227);
+  // Passes: the reply reaches the socket at 121, is read once the CPU is free (124) at hold_us
+  // (2), its hold ends at 226 and the pass then resumes the caller at reply_us (4): 230.
+  EXPECT_EQ(HeldReplyResumes(true), 230);
+}
+
 // When a subscriber resumes with a message published at 10 ms, under `cost`.
 int64_t MessageResumesAt(const CostModel& cost) {
   Simulator sim(CostConfig(2, cost));

@@ -95,9 +95,14 @@ void Simulator::ServeReady(int physical) {
 void Simulator::SendMessages(int64_t depart) {
   for (const auto& [client, endpoint] : messages_out_) {
     const Network::Hop hop = net_.Draw(client, endpoint, depart);
-    if (!hop.dropped())  // b: held for an injected delay (client.hold_us)
+    if (hop.dropped()) continue;
+    if (client_passes() && hop.delay_us > 0) {  // read when it arrives, held after (ReadHeld)
+      Push(ArriveUs(depart * 1000, /*request=*/false, 0, client, endpoint), kMessage, client,
+           kMessageUnread + static_cast<uint64_t>(hop.delay_us));
+    } else {
       Push(ArriveUs(depart * 1000, /*request=*/false, hop.delay_us, client, endpoint), kMessage, client,
-           hop.delay_us > 0 ? 1 : 0);
+           hop.delay_us > 0 ? kMessageHeld : kMessagePlain);
+    }
   }
   messages_out_.clear();
 }

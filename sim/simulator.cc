@@ -239,7 +239,7 @@ void Simulator::StartCall(int client, PendingCall* call) {
   f.cmd = std::move(call->cmd);
   f.deadline_us = now_us_ + config_.command_timeout_us;
   f.use = ++use_seq_;
-  f.node_pending = f.deliver_pending = f.parked = f.held = f.reply_held = false;
+  f.node_pending = f.deliver_pending = f.parked = f.held = f.reply_held = f.reply_unread = f.reply_after_hold = false;
   f.wait_replicas = -1;
   // A BLPOP or a WAIT may wait its own timeout at the node: the command timeout counts from after it.
   if (int64_t block_ms = 0; (BlpopTimeoutMs(f.cmd, &block_ms) || WaitTimeoutMs(f.cmd, &block_ms)) && block_ms > 0)
@@ -415,16 +415,21 @@ void Simulator::ReplyFromNode(uint32_t id, Reply reply, int64_t depart) {
     return;
   }
   const Network::Hop hop = net_.Draw(f.client, f.endpoint, depart);
-  const int64_t arrive = ArriveUs(depart * 1000, /*request=*/false, hop.delay_us, f.client, f.endpoint);
+  // Client passes: a held reply is read when it arrives and held after (ReadHeld).
+  const bool read_first = client_passes() && hop.delay_us > 0;
+  const int64_t wire = ArriveUs(depart * 1000, /*request=*/false, read_first ? 0 : hop.delay_us, f.client, f.endpoint);
+  const int64_t arrive = read_first ? SaturatingAdd(wire, hop.delay_us) : wire;
   const bool lost = hop.dropped();
   f.deliver_pending = true;
-  f.reply_held = hop.delay_us > 0;
+  f.reply_held = hop.delay_us > 0 && !read_first;
   if (lost || arrive >= f.deadline_us) {
     f.reply = Reply::Timeout();
     Push(f.deadline_us, kDeliver, static_cast<int32_t>(id), 0);
   } else {
     f.reply = std::move(reply);
-    Push(arrive, kDeliver, static_cast<int32_t>(id), 0);
+    f.reply_unread = read_first;
+    f.reply_hold_us = hop.delay_us;
+    Push(wire, kDeliver, static_cast<int32_t>(id), 0);
   }
 }
 
@@ -484,6 +489,11 @@ Status Simulator::Run() {
                             " s of virtual time): a client may be retrying forever");
     }
     if (now_us_ >= next_expire_us_) RunExpireCycles();  // cycles due up to now run first
+    const size_t pass_cpu = ev.charged == kChargedInPass ? CpuOfClientEvent(ev) : 0;
+    if (ev.charged == kChargedInPass && ReadHeld(ev)) {
+      StepClientPass(pass_cpu);
+      continue;
+    }
     switch (ev.kind) {
       case kNodeReceive: OnNodeReceive(static_cast<uint32_t>(ev.a)); break;
       case kDeliver: OnDeliver(static_cast<uint32_t>(ev.a)); break;
@@ -501,7 +511,9 @@ Status Simulator::Run() {
       case kWaitAck: OnWaitAck(static_cast<uint32_t>(ev.a), ev.b); break;
       case kNodePass: OnNodePass(ev.a, ev.b); break;
       case kSendHeld: SendRequest(static_cast<uint32_t>(ev.a), now_us_ * 1000, 0, /*lost=*/false); break;
+      case kClientPass: OnClientPass(static_cast<size_t>(ev.a)); break;
     }
+    if (ev.charged == kChargedInPass) StepClientPass(pass_cpu);  // its sends are written: the next
   }
   return Status::Ok();
 }

@@ -77,6 +77,11 @@
 //    costs wake_us and its commands' costs, less reply_write_us each, then writes their
 //    replies, the last read first, reply_write_us apiece. Work arriving during a pass is read
 //    by the next, which polls as soon as this one ends.
+//  - with the loop's client passes as well (LoopCosts::client_passes, sim_client_loop.cc): a
+//    client event is not charged when it arrives but joins its process's next pass; a pass
+//    begins once the process is free (after its wake-up when it was idle), takes replies and
+//    messages before timers, and charges them one at a time, each after the sends of the one
+//    before; what arrives during a pass joins the next.
 //
 // One world model for both runtimes: the fault plan, its check and the history records of
 // each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
@@ -249,6 +254,19 @@ class Simulator {
   // (its process) and `endpoint`, in the direction `request` says.
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
+  // What a client event costs its process: false for events that are not a client's. *timer:
+  // it fires from a timer in the real runtime (else it is read from a socket).
+  bool ClientEventCost(const Event& ev, int* client, const CostDist** cost, bool* held, bool* timer);
+  // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
+  // pass; run a pass; charge the pass's next event once the one before it has run.
+  void JoinClientPass(const Event& ev, int client);
+  void OnClientPass(size_t cpu);
+  void StepClientPass(size_t cpu);
+  size_t CpuOfClientEvent(const Event& ev);  // the CPU of the process a client event belongs to
+  // A held reply or message a pass has just read: its hold's timer starts (true); false for
+  // any other event.
+  bool ReadHeld(const Event& ev);
+  bool client_passes() const { return config_.cost.loop.client_passes; }
   void StartCall(int client, PendingCall* call);
   void SendRequest(uint32_t id, int64_t leave_ns, int64_t injected_us, bool lost);
   void StartSleep(int client, int64_t us, std::coroutine_handle<> h);
@@ -333,6 +351,17 @@ class Simulator {
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   std::vector<int64_t> path_last_ns_; // passes: the last arrival on each path (FifoArriveNs)
+  // Client passes, per client CPU: the events that arrived since its pass began (for the next),
+  // the current pass's events not yet charged, and whether a pass is queued or running.
+  // Bounded by the events in flight.
+  struct ClientLoop {
+    std::vector<Event> arrived;
+    std::vector<Event> pass;
+    size_t next = 0;  // pass[next..] are still to be charged
+    bool queued = false;
+    bool running = false;
+  };
+  std::vector<ClientLoop> client_loops_;
   const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
   EventWheel<Event> queue_;
   // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):

@@ -30,7 +30,17 @@ enum EventKind : uint8_t {
   kNodePass,      // a = physical node, b = its pass generation: the node polls, runs, writes (passes loop)
   kSendHeld,      // a = InFlight id: the hold of its request ends; written once the client's CPU is done
                   // (LoopCosts::held_request_waits)
+  kClientPass,    // a = client CPU: its event loop begins a pass (LoopCosts::client_passes)
 };
+
+// Event::charged: 0 not yet charged, 1 charged, 2 charged as a pass's event (its process
+// charges the pass's next one once it has run).
+constexpr uint8_t kChargedInPass = 2;
+
+// kMessage's b: how the message reaches its client. Held for an injected delay: under client
+// passes, read first (kMessageUnread + the delay in µs), then its hold's timer (kMessageAfterHold);
+// otherwise the hold is on the path (kMessageHeld).
+constexpr uint64_t kMessagePlain = 0, kMessageHeld = 1, kMessageAfterHold = 2, kMessageUnread = 3;
 
 constexpr uint32_t kNoCall = 0xffffffffu;
 constexpr uint64_t kCostStreamSalt = 0xc0575c0575c0575cULL;  // the cost draws' stream: seed ^ this
@@ -38,6 +48,16 @@ constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 
 // A subscription record named in events: its index in Process::subs and its generation.
 inline uint64_t SubRef(size_t index, uint32_t gen) { return (static_cast<uint64_t>(gen) << 32) | index; }
+
+// Costs in µs (a double) to ns: std::llround(max(us, 0) * 1000) without the libm call (it was 2%
+// of a run): the same value, halves away from zero; the fraction ns - trunc(ns) is exact.
+inline int64_t Ns(double us) {
+  const double ns = (us > 0.0 ? us : 0.0) * 1000.0;
+  auto whole = static_cast<int64_t>(ns);
+  if (ns - static_cast<double>(whole) >= 0.5) ++whole;
+  return whole;
+}
+inline int64_t CeilUs(int64_t ns) { return ns <= 0 ? 0 : (ns + 999) / 1000; }
 
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   int64_t r;
@@ -124,6 +144,11 @@ struct Simulator::InFlight {
   bool parked = false;           // a BLPOP waiting at node park_node
   bool held = false;             // waiting at node park_node behind its connection's parked BLPOP
   bool reply_held = false;       // its reply was held for an injected delay (client.hold_us)
+  // Client passes: a held reply is read by a pass first (reply_unread: it arms the hold), then
+  // its hold's timer, reply_hold_us later, joins a pass (reply_after_hold).
+  bool reply_unread = false;
+  bool reply_after_hold = false;
+  int64_t reply_hold_us = 0;
   int park_node = -1;            // physical node
   int64_t park_deadline_ms = 0;  // parked: times out once the node's wall clock (ms) is past this
   uint64_t park_timer = 0;       // parked: the token of its live kBlockTimeout event

@@ -101,8 +101,9 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers,
   c.send_us = Figure("client.send_us", half, client_method, &fig);
   c.reply_us = Figure("client.reply_us", half, client_method, &fig);
   c.timer_us = Figure("client.timer_us", cs.timer_us,
-                             "the same with each client sleeping M times 100 us: CPU per sleep (timer firing and "
-                             "resuming its coroutine)",
+                             "the same with each client sleeping 100 us before each GET: the CPU per step less "
+                             "a command's (send + reply): a timer firing and resuming its coroutine among replies "
+                             "and writes, as a retrying client's (sleeps alone: cross_checks.client_timer_alone_us)",
                              &fig);
   c.hold_us = Figure("client.hold_us", cs.hold_us,
                             "the same GETs with every request and reply held 50 us by the runtime's injected "
@@ -120,7 +121,7 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers,
                         "CPU (getrusage) of locklab's real runtime with N clients subscribed to one channel, each "
                         "sending one GET for every message it gets (a woken waiter's attempt), and one more "
                         "client publishing M messages, the next once all N GETs are answered; two runs per "
-                        "sample, the difference per PUBLISH (less the publisher's polls at client.timer_us) "
+                        "sample, the difference per PUBLISH (less the publisher's polls at client_timer_alone_us) "
                         "less N + 1 commands' CPU (send + reply, above), over N",
                         &fig);
   // Per wake-up: a light-load step's CPU less its command and its timer at the saturated rate
@@ -221,6 +222,8 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
   x["publish_us_by_subscribers"] = MeansBy(ns.publish_by_receivers_us);
   x["locklab_scripts_us"] = MeansBy(ns.locklab_script_us);
   x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
+  x["client_timer_alone_us"] = R3(Mean(cs.timer_alone_us));
+  x["client_timer_alone_note"] = "client.timer_us's old method: CPU per sleep when each client only sleeps 100 us, M times";
   std::vector<double> alone;  // client.message_us's old method: subscribers that only wait again
   for (double v : cs.publish_cpu_us) alone.push_back((v - Mean(cs.per_command_us)) / message_subscribers);
   x["client_message_alone_us"] = R3(Mean(alone));

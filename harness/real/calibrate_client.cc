@@ -23,11 +23,20 @@ Task<void> SleepLoop(Env& env, int n) {
   for (int i = 0; i < n; ++i) co_await env.SleepUs(100);
 }
 
+// A retrying client's step: sleep, then one command.
+Task<void> SleepCommandLoop(Env& env, Command cmd, int n) {
+  for (int i = 0; i < n; ++i) {
+    co_await env.SleepUs(100);
+    co_await env.Send(0, cmd);
+  }
+}
+
 // One run of `clients` clients doing `n` commands (or sleeps) each: its CPU in µs, from the
 // start of Run() to its end (connections are made before).
 // kHeldCommands: every request and reply is held for an injected delay (uniform, mean kHoldUs),
 // as the real runtime applies --net-delay-ms: with a timer of its own in this process.
-enum class Load : uint8_t { kCommands, kSleeps, kHeldCommands };
+// kSleepCommands: each step a sleep and then a command, as a retrying client's.
+enum class Load : uint8_t { kCommands, kSleeps, kHeldCommands, kSleepCommands };
 constexpr int64_t kHoldUs = 50;
 
 // One run of the real runtime against `address` (one node, 5 s command timeout, history traced,
@@ -66,7 +75,14 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, Load loa
   const auto start = [&](Runtime& rt) {
     for (int c = 0; c < clients; ++c) {
       Env& env = rt.env(c);
-      rt.StartClient(c, sleeps ? SleepLoop(env, n) : CommandLoop(env, Command::Plain({"GET", "calib:c" + std::to_string(c)}), n));
+      Command get = Command::Plain({"GET", "calib:c" + std::to_string(c)});
+      if (sleeps) {
+        rt.StartClient(c, SleepLoop(env, n));
+      } else if (load == Load::kSleepCommands) {
+        rt.StartClient(c, SleepCommandLoop(env, std::move(get), n));
+      } else {
+        rt.StartClient(c, CommandLoop(env, std::move(get), n));
+      }
     }
   };
   const auto check = [&](Runtime& rt) {
@@ -194,7 +210,7 @@ Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::functio
 
 Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   for (const bool herd : {false, true}) {
-    const double timer_us = out->timer_us.empty() ? 0.0 : out->timer_us.back();
+    const double timer_us = out->timer_alone_us.empty() ? 0.0 : out->timer_alone_us.back();
     Result<double> per_publish = PerExtraStepUs(
         sizes, 1, [&](int m) { return MessageRunCpuUs(address, sizes.message_subscribers, m, herd, timer_us); });
     if (!per_publish.ok()) return per_publish.status();
@@ -225,15 +241,16 @@ Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples*
 }
 
 Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples* out) {
-  double per_op_us[3] = {0, 0, 0};
-  for (Load load : {Load::kCommands, Load::kSleeps, Load::kHeldCommands}) {
+  double per_op_us[4] = {0, 0, 0, 0};
+  for (Load load : {Load::kCommands, Load::kSleeps, Load::kHeldCommands, Load::kSleepCommands}) {
     Result<double> per_op = PerExtraStepUs(sizes, static_cast<double>(sizes.clients),
                                            [&](int m) { return RunCpuUs(address, sizes.clients, m, load); });
     if (!per_op.ok()) return per_op.status();
     per_op_us[static_cast<int>(load)] = *per_op;
   }
   out->per_command_us.push_back(per_op_us[0]);
-  out->timer_us.push_back(per_op_us[1]);
+  out->timer_alone_us.push_back(per_op_us[1]);
+  out->timer_us.push_back(per_op_us[3] - per_op_us[0]);
   // Two held messages per command (its request and its reply).
   out->hold_us.push_back((per_op_us[2] - per_op_us[0]) / 2);
   return Status::Ok();

@@ -70,7 +70,8 @@ struct NodeSamples {
 
 struct ClientSamples {
   std::vector<double> per_command_us;  // send + reply
-  std::vector<double> timer_us;
+  std::vector<double> timer_us;        // a sleep's CPU in a step of a sleep and a command
+  std::vector<double> timer_alone_us;  // a sleep's CPU when the steps are sleeps only
   std::vector<double> hold_us;  // per message held for an injected delay, beyond per_command_us / 2
   std::vector<double> idle_step_cpu_us;  // light load (sleep then GET): CPU per step
   std::vector<double> idle_step_blocks;  // ... and the loop's blocks (wake-ups from idle) per step

@@ -224,19 +224,24 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
 }
 
 // loop (optional): {"model": "queue"} or {"model": "passes", "wire_us": DIST, "reply_write_us": DIST,
-// "held_request": "path" (the default) or "loop"}.
+// "held_request": "path" (the default) or "loop", "client": "events" (the default) or "passes"}.
 Status ReadLoop(const nlohmann::json& j, sim::LoopCosts* loop) {
-  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us", "held_request"}); !s.ok()) return s;
+  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us", "held_request", "client"}); !s.ok()) return s;
   if (!j.contains("model")) return Bad("loop.model", "missing");
   if (j.at("model") == "queue") {
-    if (j.contains("wire_us") || j.contains("reply_write_us") || j.contains("held_request"))
-      return Bad("loop", "wire_us, reply_write_us and held_request belong to the \"passes\" model");
+    if (j.contains("wire_us") || j.contains("reply_write_us") || j.contains("held_request") || j.contains("client"))
+      return Bad("loop", "wire_us, reply_write_us, held_request and client belong to the \"passes\" model");
     return Status::Ok();
   }
   if (j.contains("held_request")) {
     const nlohmann::json& h = j.at("held_request");
     if (h != "path" && h != "loop") return Bad("loop.held_request", "must be \"path\" or \"loop\"");
     loop->held_request_waits = h == "loop";
+  }
+  if (j.contains("client")) {
+    const nlohmann::json& c = j.at("client");
+    if (c != "events" && c != "passes") return Bad("loop.client", "must be \"events\" or \"passes\"");
+    loop->client_passes = c == "passes";
   }
   if (j.at("model") != "passes") return Bad("loop.model", "must be \"queue\" or \"passes\"");
   loop->passes = true;
@@ -278,6 +283,7 @@ void BodyJson(const sim::CostModel& model, ojson* out) {
     l["wire_us"] = DistJson(model.loop.wire_us);
     l["reply_write_us"] = DistJson(model.loop.reply_write_us);
     if (model.loop.held_request_waits) l["held_request"] = "loop";
+    if (model.loop.client_passes) l["client"] = "passes";
   }
   j["one_way_us"] = DistJson(model.one_way_us);
   if (model.replica_one_way_us > 0) j["replica_one_way_us"] = model.replica_one_way_us;

@@ -36,6 +36,7 @@ sim::CostModel Sample() {
   m.loop.wire_us = sim::CostDist::Constant(5.25);
   m.loop.reply_write_us = D({{0, 3}, {1, 4}});
   m.loop.held_request_waits = true;
+  m.loop.client_passes = true;
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   m.replica_one_way_us = 30.5;
   return m;
@@ -88,6 +89,7 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->loop.wire_us, m.loop.wire_us));
   EXPECT_TRUE(SameDist(back->loop.reply_write_us, m.loop.reply_write_us));
   EXPECT_TRUE(back->loop.held_request_waits);
+  EXPECT_TRUE(back->loop.client_passes);
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
   EXPECT_EQ(back->replica_one_way_us, 30.5);
   // The context comes back too; writing the loaded model again gives the same text.
@@ -129,8 +131,9 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
        "client.wake_cpu_us.points[0]: the first p must be 0"},
       {[](auto& j) { j["loop"]["model"] = "threads"; }, "loop.model: must be \"queue\" or \"passes\""},
       {[](auto& j) { j["loop"].erase("wire_us"); }, "loop.wire_us: missing"},
-      {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us, reply_write_us and held_request belong to"},
+      {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us, reply_write_us, held_request and client belong to"},
       {[](auto& j) { j["loop"]["held_request"] = "timer"; }, "loop.held_request: must be \"path\" or \"loop\""},
+      {[](auto& j) { j["loop"]["client"] = "threads"; }, "loop.client: must be \"events\" or \"passes\""},
       {[](auto& j) { j["loop"]["turns"] = 1; }, "loop.turns: unknown key"},
       {[](auto& j) { j["loop"] = 3; }, "loop: must be an object"},
       {[](auto& j) { j["replica_one_way_us"] = 0; }, "replica_one_way_us: must be from 1 to 1000000"},

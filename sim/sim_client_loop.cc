@@ -1,0 +1,129 @@
+// Client passes (sim/cost_model.h, LoopCosts::client_passes): a client process's event loop
+// handles its events in passes, as libevent's event_base_loop does in the real runtime: it polls
+// (epoll_wait), runs the callbacks of the sockets that were ready, then those of the timers
+// that were due, and only then polls again.
+#include <algorithm>
+
+#include "sim/simulator_impl.h"
+
+namespace locklab::sim {
+
+void Simulator::JoinClientPass(const Event& ev, int client) {
+  if (client_loops_.empty()) client_loops_.resize(cpu_busy_ns_.size());
+  const size_t cpu = ProcessOf(client);
+  ClientLoop& loop = client_loops_[cpu];
+  loop.arrived.push_back(ev);
+  if (loop.queued || loop.running) return;  // the pass queued, or the one after this, takes it
+  loop.queued = true;
+  const int64_t now_ns = now_us_ * 1000;
+  const int64_t busy_ns = cpu_busy_ns_[cpu];
+  if (busy_ns > now_ns) {  // still writing what it sent: it polls once done
+    Push(CeilUs(busy_ns), kClientPass, static_cast<int32_t>(cpu), 0);
+    return;
+  }
+  // Asleep in epoll_wait: it wakes late by how long it idled, and the wake-up's own CPU is spent
+  // after the first event's handler (ClientCosts::wake_cpu_us).
+  const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
+  int64_t late_ns = 0;
+  if (!rows.empty()) {
+    const double idle_us = static_cast<double>(now_ns - busy_ns) / 1000.0;
+    late_ns = Ns(WakeLateUs(rows, idle_us, cost_rng_.Unit()));
+  }
+  const int64_t wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));
+  client_cpu_ns_ += wake_ns;
+  wake_debt_ns_[cpu] += wake_ns;
+  cpu_busy_ns_[cpu] = now_ns + late_ns;  // the pass begins when the process runs again
+  Push(CeilUs(cpu_busy_ns_[cpu]), kClientPass, static_cast<int32_t>(cpu), 0);
+}
+
+void Simulator::OnClientPass(size_t cpu) {
+  ClientLoop& loop = client_loops_[cpu];
+  loop.queued = false;
+  loop.running = true;
+  loop.pass.clear();
+  loop.next = 0;
+  // Sockets first, in the order they became ready; then the timers that were due, earliest
+  // first (they arrived at their due times).
+  int dummy_client = 0;
+  const CostDist* dummy_cost = nullptr;
+  bool held = false;
+  for (int round = 0; round < 2; ++round) {
+    for (const Event& ev : loop.arrived) {
+      bool timer = false;
+      ClientEventCost(ev, &dummy_client, &dummy_cost, &held, &timer);
+      if (timer == (round == 1)) loop.pass.push_back(ev);
+    }
+  }
+  loop.arrived.clear();
+  StepClientPass(cpu);
+}
+
+size_t Simulator::CpuOfClientEvent(const Event& ev) {
+  int client = 0;
+  const CostDist* cost = nullptr;
+  bool held = false;
+  bool timer = false;
+  ClientEventCost(ev, &client, &cost, &held, &timer);
+  return ProcessOf(client);
+}
+
+bool Simulator::ReadHeld(const Event& ev) {
+  if (ev.kind == kMessage && ev.b >= kMessageUnread) {
+    Push(SaturatingAdd(now_us_, static_cast<int64_t>(ev.b - kMessageUnread)), kMessage, ev.a, kMessageAfterHold);
+    return true;
+  }
+  if (ev.kind != kDeliver) return false;
+  InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
+  if (!f.reply_unread) return false;
+  f.reply_unread = false;
+  f.reply_after_hold = true;
+  Push(SaturatingAdd(now_us_, f.reply_hold_us), kDeliver, ev.a, 0);
+  return true;
+}
+
+void Simulator::StepClientPass(size_t cpu) {
+  ClientLoop& loop = client_loops_[cpu];
+  const int64_t now_ns = now_us_ * 1000;
+  while (loop.next < loop.pass.size()) {
+    const Event ev = loop.pass[loop.next++];
+    int client = 0;
+    const CostDist* cost = nullptr;
+    bool held = false;
+    bool timer = false;
+    ClientEventCost(ev, &client, &cost, &held, &timer);
+    const Process& p = *clients_[static_cast<size_t>(client)];
+    int64_t ready_us = now_us_;
+    uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once
+    if (!p.crashed && now_us_ >= p.paused_until_us) {
+      int64_t& busy_ns = cpu_busy_ns_[cpu];
+      int64_t start_ns = std::max(busy_ns, now_ns - 999);  // the handler before ran at its end rounded up
+      if (loop.next > 1) {  // the wake-up's CPU, spent after the pass's first handler
+        start_ns += wake_debt_ns_[cpu];
+        wake_debt_ns_[cpu] = 0;
+      }
+      int64_t cost_ns = Ns(DrawUs(*cost));
+      if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));
+      busy_ns = start_ns + cost_ns;
+      client_cpu_ns_ += cost_ns;
+      ready_us = std::max(now_us_, CeilUs(busy_ns));
+      charged = kChargedInPass;
+    }
+    if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
+      charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, charged, ev.a, ev.b});
+    } else {
+      Push(ready_us, ev.kind, ev.a, ev.b, charged);
+    }
+    if (charged == kChargedInPass) return;  // the next is charged once this one has run
+  }
+  cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];  // a wake-up's CPU not yet spent: after the pass
+  wake_debt_ns_[cpu] = 0;
+  loop.running = false;
+  loop.pass.clear();
+  loop.next = 0;
+  if (!loop.arrived.empty()) {  // what arrived during the pass: the next pass, at once
+    loop.queued = true;
+    Push(std::max(now_us_, CeilUs(cpu_busy_ns_[cpu])), kClientPass, static_cast<int32_t>(cpu), 0);
+  }
+}
+
+}  // namespace locklab::sim
