@@ -9,7 +9,6 @@
 namespace locklab::sim {
 
 void Simulator::JoinClientPass(const Event& ev, int client) {
-  if (client_loops_.empty()) client_loops_.resize(cpu_busy_ns_.size());
   const size_t cpu = ProcessOf(client);
   ClientLoop& loop = client_loops_[cpu];
   loop.arrived.push_back(ev);
@@ -44,27 +43,23 @@ void Simulator::OnClientPass(size_t cpu) {
   loop.next = 0;
   // Sockets first, in the order they became ready; then the timers that were due, earliest
   // first (they arrived at their due times).
-  int dummy_client = 0;
-  const CostDist* dummy_cost = nullptr;
-  bool held = false;
-  for (int round = 0; round < 2; ++round) {
-    for (const Event& ev : loop.arrived) {
-      bool timer = false;
-      ClientEventCost(ev, &dummy_client, &dummy_cost, &held, &timer);
-      if (timer == (round == 1)) loop.pass.push_back(ev);
-    }
-  }
+  for (const bool timers : {false, true})
+    for (const Event& ev : loop.arrived)
+      if (IsClientTimer(ev) == timers) loop.pass.push_back(ev);
   loop.arrived.clear();
   StepClientPass(cpu);
 }
 
 size_t Simulator::CpuOfClientEvent(const Event& ev) {
-  int client = 0;
-  const CostDist* cost = nullptr;
-  bool held = false;
-  bool timer = false;
-  ClientEventCost(ev, &client, &cost, &held, &timer);
-  return ProcessOf(client);
+  ClientCharge c;
+  ClientEventCost(ev, &c);
+  return ProcessOf(c.client);
+}
+
+bool Simulator::IsClientTimer(const Event& ev) {
+  ClientCharge c;
+  ClientEventCost(ev, &c);
+  return c.timer;
 }
 
 bool Simulator::ReadHeld(const Event& ev) {
@@ -86,12 +81,9 @@ void Simulator::StepClientPass(size_t cpu) {
   const int64_t now_ns = now_us_ * 1000;
   while (loop.next < loop.pass.size()) {
     const Event ev = loop.pass[loop.next++];
-    int client = 0;
-    const CostDist* cost = nullptr;
-    bool held = false;
-    bool timer = false;
-    ClientEventCost(ev, &client, &cost, &held, &timer);
-    const Process& p = *clients_[static_cast<size_t>(client)];
+    ClientCharge c;
+    ClientEventCost(ev, &c);
+    const Process& p = *clients_[static_cast<size_t>(c.client)];
     int64_t ready_us = now_us_;
     uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once
     if (!p.crashed && now_us_ >= p.paused_until_us) {
@@ -101,8 +93,8 @@ void Simulator::StepClientPass(size_t cpu) {
         start_ns += wake_debt_ns_[cpu];
         wake_debt_ns_[cpu] = 0;
       }
-      int64_t cost_ns = Ns(DrawUs(*cost));
-      if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));
+      int64_t cost_ns = Ns(DrawUs(*c.cost));
+      if (c.held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));
       busy_ns = start_ns + cost_ns;
       client_cpu_ns_ += cost_ns;
       ready_us = std::max(now_us_, CeilUs(busy_ns));

@@ -39,6 +39,7 @@ void Simulator::InitCosts() {
                   !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty() ||
                   !c.wake_cpu_us.points.empty();
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
+  if (client_passes()) client_loops_.assign(cpu_busy_ns_.size(), ClientLoop{});
   if (passes()) {
     client_costs_ = true;
     const size_t processes = one ? 1 : static_cast<size_t>(config_.clients);
@@ -112,35 +113,35 @@ int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us,
   return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
 }
 
-bool Simulator::ClientEventCost(const Event& ev, int* client, const CostDist** cost, bool* held, bool* timer) {
+bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
   const ClientCosts& c = config_.cost.client;
-  *client = ev.a;
-  *cost = &c.timer_us;  // kWake, kWaitTimeout, kSubDeadline
-  *held = false;        // a reply or message held for an injected delay
-  *timer = true;        // it fires from a timer in the real runtime
+  *out = ClientCharge{ev.a, &c.timer_us, false, true};  // kWake, kWaitTimeout, kSubDeadline
   switch (ev.kind) {
     case kDeliver: {
       const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-      *client = f.client;
+      out->client = f.client;
       if (f.reply_unread) {  // read, and its hold armed (client passes)
-        *cost = &c.hold_us;
-        *timer = false;
+        out->cost = &c.hold_us;
+        out->timer = false;
       } else if (f.reply.type != Reply::Type::kTimeout) {
-        *cost = &c.reply_us;
-        *held = f.reply_held;
-        *timer = f.reply_held || f.reply_after_hold;
+        out->cost = &c.reply_us;
+        out->held = f.reply_held;
+        out->timer = f.reply_held || f.reply_after_hold;
       }
       return true;
     }
     case kMessage:
-      *cost = ev.b >= kMessageUnread ? &c.hold_us : message_cost_;
-      *held = ev.b == kMessageHeld;
-      *timer = ev.b == kMessageHeld || ev.b == kMessageAfterHold;
+      out->cost = ev.b >= kMessageUnread ? &c.hold_us : message_cost_;
+      out->held = ev.b == kMessageHeld;
+      out->timer = ev.b == kMessageHeld || ev.b == kMessageAfterHold;
       return true;
-    case kSubConfirm: *cost = &c.reply_us; *timer = false; return true;
+    case kSubConfirm:
+      out->cost = &c.reply_us;
+      out->timer = false;
+      return true;
     case kSendHeld:
-      *client = inflight_[static_cast<uint32_t>(ev.a)].client;
-      *cost = &c.send_us;
+      out->client = inflight_[static_cast<uint32_t>(ev.a)].client;
+      out->cost = &c.send_us;
       return true;
     case kWake:
     case kWaitTimeout:
@@ -150,19 +151,16 @@ bool Simulator::ClientEventCost(const Event& ev, int* client, const CostDist** c
 }
 
 bool Simulator::ChargeClient(const Event& ev) {
-  int client = 0;
-  const CostDist* cost = nullptr;
-  bool held = false;
-  bool timer = false;
-  if (!ClientEventCost(ev, &client, &cost, &held, &timer)) return false;
-  timer = timer || passes();  // passes: whatever reaches an idle process waits for it to wake
-  const Process& p = *clients_[static_cast<size_t>(client)];
+  ClientCharge c;
+  if (!ClientEventCost(ev, &c)) return false;
+  const Process& p = *clients_[static_cast<size_t>(c.client)];
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
   if (client_passes()) {
-    JoinClientPass(ev, client);
+    JoinClientPass(ev, c.client);
     return true;
   }
-  const int64_t ready_us = CeilUs(ChargeCpuNs(client, *cost, held, timer));
+  const bool timer = c.timer || passes();  // passes: whatever reaches an idle process waits for it to wake
+  const int64_t ready_us = CeilUs(ChargeCpuNs(c.client, *c.cost, c.held, timer));
   if (ready_us <= now_us_) return false;
   if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
     charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, /*charged=*/1, ev.a, ev.b});

@@ -254,15 +254,21 @@ class Simulator {
   // (its process) and `endpoint`, in the direction `request` says.
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint);
   bool ChargeClient(const Event& ev);             // true: put back until the client's CPU is done
-  // What a client event costs its process: false for events that are not a client's. *timer:
-  // it fires from a timer in the real runtime (else it is read from a socket).
-  bool ClientEventCost(const Event& ev, int* client, const CostDist** cost, bool* held, bool* timer);
+  // What a client event costs its process: false for events that are not a client's.
+  struct ClientCharge {
+    int client = 0;
+    const CostDist* cost = nullptr;
+    bool held = false;   // hold_us on top (a reply or message held for an injected delay)
+    bool timer = false;  // a timer fires it in the real runtime (else it is read from a socket)
+  };
+  bool ClientEventCost(const Event& ev, ClientCharge* out);
   // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
   // pass; run a pass; charge the pass's next event once the one before it has run.
   void JoinClientPass(const Event& ev, int client);
   void OnClientPass(size_t cpu);
   void StepClientPass(size_t cpu);
   size_t CpuOfClientEvent(const Event& ev);  // the CPU of the process a client event belongs to
+  bool IsClientTimer(const Event& ev);       // a client event that a timer fires in the real runtime
   // A held reply or message a pass has just read: its hold's timer starts (true); false for
   // any other event.
   bool ReadHeld(const Event& ev);
