@@ -16,9 +16,12 @@
 //                                                         idled so long (idle_us rising, > 0)
 //    "loop": {"model": "passes", "wire_us": DIST,         optional (absent or "queue": the queue
 //             "reply_write_us": DIST,                       model): how messages travel and when a
-//             "held_request": "loop"},                      process handles them; held_request
-//                                                         optional ("path", the default, or "loop":
-//                                                         how a held request leaves; sim/cost_model.h)
+//             "held_request": "loop",                       process handles them; held_request
+//             "client": "passes"},                          optional ("path", the default, or "loop":
+//                                                         how a held request leaves); client optional
+//                                                         ("events", the default, or "passes": how a
+//                                                         client process takes its events;
+//                                                         sim/cost_model.h, LoopCosts)
 //    "one_way_us": DIST,
 //    "connections": 1000,                                 optional: the connections the figures
 //                                                         were measured with
