@@ -20,8 +20,8 @@ void Simulator::JoinClientPass(const Event& ev, int client) {
     Push(CeilUs(busy_ns), kClientPass, static_cast<int32_t>(cpu), 0);
     return;
   }
-  // Asleep in epoll_wait: it wakes late by how long it idled, and the wake-up's own CPU is spent
-  // after the first event's handler (ClientCosts::wake_cpu_us).
+  // Asleep in epoll_wait: it wakes late by how long it idled, and the wake-up's own CPU
+  // (ClientCosts::wake_cpu_us) is spent when the pass is done (StepClientPass).
   const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
   int64_t late_ns = 0;
   if (!rows.empty()) {
@@ -88,11 +88,7 @@ void Simulator::StepClientPass(size_t cpu) {
     uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once
     if (!p.crashed && now_us_ >= p.paused_until_us) {
       int64_t& busy_ns = cpu_busy_ns_[cpu];
-      int64_t start_ns = std::max(busy_ns, now_ns - 999);  // the handler before ran at its end rounded up
-      if (loop.next > 1) {  // the wake-up's CPU, spent after the pass's first handler
-        start_ns += wake_debt_ns_[cpu];
-        wake_debt_ns_[cpu] = 0;
-      }
+      const int64_t start_ns = std::max(busy_ns, now_ns - 999);  // the handler before ran at its end rounded up
       int64_t cost_ns = Ns(DrawUs(*c.cost));
       if (c.held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));
       busy_ns = start_ns + cost_ns;
@@ -107,7 +103,9 @@ void Simulator::StepClientPass(size_t cpu) {
     }
     if (charged == kChargedInPass) return;  // the next is charged once this one has run
   }
-  cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];  // a wake-up's CPU not yet spent: after the pass
+  // The wake-up's CPU, once the pass is done: the loop's way back to sleep in epoll_wait (the way
+  // out is in the wake-up's lateness, which was measured as how late the callback ran).
+  cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];
   wake_debt_ns_[cpu] = 0;
   loop.running = false;
   loop.pass.clear();

@@ -393,6 +393,30 @@ TEST(SimCosts, UnderClientPassesAHeldReplyIsReadBeforeItsHold) {
   EXPECT_EQ(HeldReplyResumes(true), 230);
 }
 
+TEST(SimCosts, UnderClientPassesAWakeUpsCpuIsSpentWhenItsPassIsDone) {
+  // One process; a timer costs 10 us, a wake-up from idle 40 us of CPU. The first pass (at 0,
+  // from idle) runs the four clients' starts one after the other: 0-10, 10-20, 20-30, 30-40;
+  // the wake-up's CPU comes after them (40-80), so client 3's 1 us sleep, due at 41, waits for
+  // the next pass, at 80, and resumes it at 90. (Spent after the first handler instead, it
+  // would have given 10, 60, 70, 91.)
+  CostModel cost = ConstantCosts(5, 0, 0, 10, 5, Placement::kOneProcess);
+  cost.client.timer_us = CostDist::Constant(10);
+  cost.client.wake_cpu_us = CostDist::Constant(40);
+  cost.loop.passes = true;
+  cost.loop.wire_us = CostDist::Constant(5);
+  cost.loop.reply_write_us = CostDist::Constant(0);
+  cost.loop.client_passes = true;
+  Simulator sim(CostConfig(4, cost));
+  std::vector<int64_t> at(4, -1);
+  auto mark = [&](Env& env, int i, int64_t sleep_us) -> Task<void> {
+    if (sleep_us > 0) co_await env.SleepUs(sleep_us);
+    at[static_cast<size_t>(i)] = sim.now_us();
+  };
+  for (int i = 0; i < 4; ++i) sim.StartClient(i, mark(sim.env(i), i, i == 3 ? 1 : 0));
+  EXPECT_TRUE(RunOk(sim));
+  EXPECT_EQ(at, (std::vector<int64_t>{10, 20, 30, 90}));
+}
+
 // When a subscriber resumes with a message published at 10 ms, under `cost`.
 int64_t MessageResumesAt(const CostModel& cost) {
   Simulator sim(CostConfig(2, cost));

@@ -81,7 +81,8 @@
 //    client event is not charged when it arrives but joins its process's next pass; a pass
 //    begins once the process is free (after its wake-up when it was idle), takes replies and
 //    messages before timers, and charges them one at a time, each after the sends of the one
-//    before; what arrives during a pass joins the next.
+//    before; what arrives during a pass joins the next. A wake-up's CPU (wake_cpu_us) is spent
+//    when its pass is done: it delays the next pass, not the handlers of this one.
 //
 // One world model for both runtimes: the fault plan, its check and the history records of
 // each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
