@@ -22,16 +22,7 @@ void Simulator::JoinClientPass(const Event& ev, int client) {
   }
   // Asleep in epoll_wait: it wakes late by how long it idled, and the wake-up's own CPU
   // (ClientCosts::wake_cpu_us) is spent when the pass is done (StepClientPass).
-  const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
-  int64_t late_ns = 0;
-  if (!rows.empty()) {
-    const double idle_us = static_cast<double>(now_ns - busy_ns) / 1000.0;
-    late_ns = Ns(WakeLateUs(rows, idle_us, cost_rng_.Unit()));
-  }
-  const int64_t wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));
-  client_cpu_ns_ += wake_ns;
-  wake_debt_ns_[cpu] += wake_ns;
-  cpu_busy_ns_[cpu] = now_ns + late_ns;  // the pass begins when the process runs again
+  cpu_busy_ns_[cpu] = now_ns + WakeFromIdleNs(cpu, now_ns);  // the pass begins when the process runs again
   Push(CeilUs(cpu_busy_ns_[cpu]), kClientPass, static_cast<int32_t>(cpu), 0);
 }
 
@@ -89,18 +80,13 @@ void Simulator::StepClientPass(size_t cpu) {
     if (!p.crashed && now_us_ >= p.paused_until_us) {
       int64_t& busy_ns = cpu_busy_ns_[cpu];
       const int64_t start_ns = std::max(busy_ns, now_ns - 999);  // the handler before ran at its end rounded up
-      int64_t cost_ns = Ns(DrawUs(*c.cost));
-      if (c.held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));
+      const int64_t cost_ns = StepCostNs(*c.cost, c.held);
       busy_ns = start_ns + cost_ns;
       client_cpu_ns_ += cost_ns;
       ready_us = std::max(now_us_, CeilUs(busy_ns));
       charged = kChargedInPass;
     }
-    if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
-      charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, charged, ev.a, ev.b});
-    } else {
-      Push(ready_us, ev.kind, ev.a, ev.b, charged);
-    }
+    PushCharged(ready_us, ev, charged);
     if (charged == kChargedInPass) return;  // the next is charged once this one has run
   }
   // The wake-up's CPU, once the pass is done: the loop's way back to sleep in epoll_wait (the way

@@ -87,21 +87,38 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   // A pass's handler runs at its event's end rounded up to the µs: its sends follow that end.
   if (!client_loops_.empty() && client_loops_[cpu].running && now_ns - cpu_busy_ns_[cpu] < 1000)
     start = cpu_busy_ns_[cpu];
-  const std::vector<WakeRow>& wake = config_.cost.client.wake_after_idle;
-  int64_t wake_ns = 0;
-  if (timer && cpu_busy_ns_[cpu] < now_ns) {  // idle: the process wakes first
-    if (!wake.empty()) {
-      const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
-      start += Ns(WakeLateUs(wake, idle_us, cost_rng_.Unit()));
-    }
-    wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));  // no draw when the profile has none
+  if (timer && cpu_busy_ns_[cpu] < now_ns) start += WakeFromIdleNs(cpu, now_ns);  // idle: the process wakes first
+  const int64_t cost_ns = StepCostNs(cost, held);
+  cpu_busy_ns_[cpu] = start + cost_ns;
+  client_cpu_ns_ += cost_ns;
+  return cpu_busy_ns_[cpu];
+}
+
+int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns) {
+  const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
+  int64_t late_ns = 0;
+  if (!rows.empty()) {
+    const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
+    late_ns = Ns(WakeLateUs(rows, idle_us, cost_rng_.Unit()));
   }
+  const int64_t wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));  // no draw when the profile has none
+  client_cpu_ns_ += wake_ns;
+  wake_debt_ns_[cpu] += wake_ns;
+  return late_ns;
+}
+
+int64_t Simulator::StepCostNs(const CostDist& cost, bool held) {
   int64_t cost_ns = Ns(DrawUs(cost));
   if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
-  cpu_busy_ns_[cpu] = start + cost_ns;
-  client_cpu_ns_ += cost_ns + wake_ns;
-  if (wake_ns > 0) wake_debt_ns_[cpu] += wake_ns;
-  return cpu_busy_ns_[cpu];
+  return cost_ns;
+}
+
+void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t charged) {
+  if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
+    charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, charged, ev.a, ev.b});
+  } else {
+    Push(ready_us, ev.kind, ev.a, ev.b, charged);
+  }
 }
 
 int64_t Simulator::ClientSendNs(int client, bool held) { return ChargeCpuNs(client, config_.cost.client.send_us, held); }
@@ -162,11 +179,7 @@ bool Simulator::ChargeClient(const Event& ev) {
   const bool timer = c.timer || passes();  // passes: whatever reaches an idle process waits for it to wake
   const int64_t ready_us = CeilUs(ChargeCpuNs(c.client, *c.cost, c.held, timer));
   if (ready_us <= now_us_) return false;
-  if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
-    charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, /*charged=*/1, ev.a, ev.b});
-  } else {
-    Push(ready_us, ev.kind, ev.a, ev.b, /*charged=*/1);
-  }
+  PushCharged(ready_us, ev, /*charged=*/1);
   return true;
 }
 

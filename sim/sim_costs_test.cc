@@ -31,6 +31,15 @@ CostModel ConstantCosts(double command, double wake, double send, double reply, 
   return m;
 }
 
+// One process, the passes loop with a 5 us wire, nodes waking at no cost: the passes tests' costs.
+CostModel OneProcessPasses(double command, double send, double reply, double reply_write) {
+  CostModel m = ConstantCosts(command, 0, send, reply, 10, Placement::kOneProcess);
+  m.loop.passes = true;
+  m.loop.wire_us = CostDist::Constant(5);
+  m.loop.reply_write_us = CostDist::Constant(reply_write);
+  return m;
+}
+
 SimConfig CostConfig(int clients, const CostModel& cost, int64_t injected_us = 0) {
   SimConfig c = Config(clients, 1, 10'000'000);
   c.net.mean_us = injected_us;
@@ -312,12 +321,9 @@ std::vector<int64_t> HeldArrivals(const CostModel& cost) {
 
 TEST(SimCosts, AHeldRequestIsWrittenWhenTheLoopRunsItsTimer) {
   // One process, send 3, hold 2, wire 5; waking after 2 us of idling or more takes 10.
-  CostModel cost = ConstantCosts(6, 0, 3, 4, 10, Placement::kOneProcess);
+  CostModel cost = OneProcessPasses(6, 3, 4, 1);
   cost.client.hold_us = CostDist::Constant(2);
   cost.client.wake_after_idle = {{1, CostDist::Constant(0)}, {2, CostDist::Constant(10)}};
-  cost.loop.passes = true;
-  cost.loop.wire_us = CostDist::Constant(5);
-  cost.loop.reply_write_us = CostDist::Constant(1);
   // The hold as a delay on the path: each leaves after send + hold (5, then 10), + 5 + 100.
   EXPECT_EQ(HeldArrivals(cost), (std::vector<int64_t>{110, 115}));
   // As the real runtime: arming the hold costs 2 (client 0 at 0, client 1 at 2); the holds end
@@ -330,11 +336,8 @@ TEST(SimCosts, AHeldRequestIsWrittenWhenTheLoopRunsItsTimer) {
 // When client 0's GET and client 1's 1 us sleep resume them, with client 2 only taking its start
 // (one process; timers and replies 10 us each, sends free; the node takes 5, the wire 5).
 std::pair<int64_t, int64_t> ReplyAndTimer(bool client_passes) {
-  CostModel cost = ConstantCosts(5, 0, 0, 10, 5, Placement::kOneProcess);
+  CostModel cost = OneProcessPasses(5, 0, 10, 0);
   cost.client.timer_us = CostDist::Constant(10);
-  cost.loop.passes = true;
-  cost.loop.wire_us = CostDist::Constant(5);
-  cost.loop.reply_write_us = CostDist::Constant(0);
   cost.loop.client_passes = client_passes;
   Simulator sim(CostConfig(3, cost));
   int64_t got = 0, slept = 0;
@@ -364,11 +367,8 @@ TEST(SimCosts, AClientPassTakesRepliesBeforeTimersAndWritesEachHandlersSends) {
 // When client 0's GET resumes it while client 1, woken at 119, writes its own GET (one process,
 // every message held 100 us).
 int64_t HeldReplyResumes(bool client_passes) {
-  CostModel cost = ConstantCosts(6, 0, 3, 4, 10, Placement::kOneProcess);
+  CostModel cost = OneProcessPasses(6, 3, 4, 1);
   cost.client.hold_us = CostDist::Constant(2);
-  cost.loop.passes = true;
-  cost.loop.wire_us = CostDist::Constant(5);
-  cost.loop.reply_write_us = CostDist::Constant(1);
   cost.loop.client_passes = client_passes;
   Simulator sim(CostConfig(2, cost, 100));
   int64_t got = 0, other = 0;
@@ -399,12 +399,9 @@ TEST(SimCosts, UnderClientPassesAWakeUpsCpuIsSpentWhenItsPassIsDone) {
   // the wake-up's CPU comes after them (40-80), so client 3's 1 us sleep, due at 41, waits for
   // the next pass, at 80, and resumes it at 90. (Spent after the first handler instead, it
   // would have given 10, 60, 70, 91.)
-  CostModel cost = ConstantCosts(5, 0, 0, 10, 5, Placement::kOneProcess);
+  CostModel cost = OneProcessPasses(5, 0, 10, 0);
   cost.client.timer_us = CostDist::Constant(10);
   cost.client.wake_cpu_us = CostDist::Constant(40);
-  cost.loop.passes = true;
-  cost.loop.wire_us = CostDist::Constant(5);
-  cost.loop.reply_write_us = CostDist::Constant(0);
   cost.loop.client_passes = true;
   Simulator sim(CostConfig(4, cost));
   std::vector<int64_t> at(4, -1);

@@ -247,6 +247,12 @@ class Simulator {
   // A `timer` (a sleep, timeout or held message firing) that finds the CPU idle first waits for
   // the process to wake: a draw from wake_after_idle by how long it idled.
   int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false);
+  // The idle CPU `cpu` wakes at now_ns: how late it runs (wake_after_idle, by how long it idled);
+  // the wake-up's own CPU (wake_cpu_us) is counted and left as its debt.
+  int64_t WakeFromIdleNs(size_t cpu, int64_t now_ns);
+  int64_t StepCostNs(const CostDist& cost, bool held);  // a client step's CPU: cost (+ hold_us when held)
+  // A client event put back to ready_us, its CPU paid (Event::charged).
+  void PushCharged(int64_t ready_us, const Event& ev, uint8_t charged);
   // The client process `client` runs in: 0 for all (one process) or its own.
   size_t ProcessOf(int client) const { return cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client); }
   bool passes() const { return config_.cost.loop.passes; }  // the passes loop (CostModel::loop)
