@@ -33,15 +33,16 @@ void Simulator::OnClientPass(size_t cpu) {
   loop.pass.clear();
   loop.next = 0;
   // Sockets first, in the order they became ready; then the timers that were due, earliest
-  // first (they arrived at their due times).
-  for (const bool timers : {false, true})
-    for (const Event& ev : loop.arrived)
-      if (IsClientTimer(ev) == timers) loop.pass.push_back(ev);
+  // first (they arrived at their due times). Each event is classified once.
+  for (const Event& ev : loop.arrived) (IsClientTimer(ev) ? loop.timers : loop.pass).push_back(ev);
+  loop.pass.insert(loop.pass.end(), loop.timers.begin(), loop.timers.end());
+  loop.timers.clear();
   loop.arrived.clear();
   StepClientPass(cpu);
 }
 
 size_t Simulator::CpuOfClientEvent(const Event& ev) {
+  if (cpu_busy_ns_.size() == 1) return 0;  // one process: no need to find the event's client
   ClientCharge c;
   ClientEventCost(ev, &c);
   return ProcessOf(c.client);

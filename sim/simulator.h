@@ -370,6 +370,7 @@ class Simulator {
   struct ClientLoop {
     std::vector<Event> arrived;
     std::vector<Event> pass;
+    std::vector<Event> timers;  // scratch while a pass is sorted: its timers, behind its sockets
     size_t next = 0;  // pass[next..] are still to be charged
     bool queued = false;
     bool running = false;
