@@ -8,10 +8,10 @@
 
 namespace locklab::sim {
 
-void Simulator::JoinClientPass(const Event& ev, int client) {
-  const size_t cpu = ProcessOf(client);
+void Simulator::JoinClientPass(const Event& ev, const ClientCharge& charge) {
+  const size_t cpu = ProcessOf(charge.client);
   ClientLoop& loop = client_loops_[cpu];
-  loop.arrived.push_back(ev);
+  loop.arrived.push_back(PassEvent{ev, charge});
   if (loop.queued || loop.running) return;  // the pass queued, or the one after this, takes it
   loop.queued = true;
   const int64_t now_ns = now_us_ * 1000;
@@ -33,8 +33,8 @@ void Simulator::OnClientPass(size_t cpu) {
   loop.pass.clear();
   loop.next = 0;
   // Sockets first, in the order they became ready; then the timers that were due, earliest
-  // first (they arrived at their due times). Each event is classified once.
-  for (const Event& ev : loop.arrived) (IsClientTimer(ev) ? loop.timers : loop.pass).push_back(ev);
+  // first (they arrived at their due times), as classified when they arrived.
+  for (const PassEvent& e : loop.arrived) (e.charge.timer ? loop.timers : loop.pass).push_back(e);
   loop.pass.insert(loop.pass.end(), loop.timers.begin(), loop.timers.end());
   loop.timers.clear();
   loop.arrived.clear();
@@ -46,12 +46,6 @@ size_t Simulator::CpuOfClientEvent(const Event& ev) {
   ClientCharge c;
   ClientEventCost(ev, &c);
   return ProcessOf(c.client);
-}
-
-bool Simulator::IsClientTimer(const Event& ev) {
-  ClientCharge c;
-  ClientEventCost(ev, &c);
-  return c.timer;
 }
 
 bool Simulator::ReadHeld(const Event& ev) {
@@ -72,9 +66,7 @@ void Simulator::StepClientPass(size_t cpu) {
   ClientLoop& loop = client_loops_[cpu];
   const int64_t now_ns = now_us_ * 1000;
   while (loop.next < loop.pass.size()) {
-    const Event ev = loop.pass[loop.next++];
-    ClientCharge c;
-    ClientEventCost(ev, &c);
+    const auto& [ev, c] = loop.pass[loop.next++];
     const Process& p = *clients_[static_cast<size_t>(c.client)];
     int64_t ready_us = now_us_;
     uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once

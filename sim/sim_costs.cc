@@ -173,7 +173,7 @@ bool Simulator::ChargeClient(const Event& ev) {
   const Process& p = *clients_[static_cast<size_t>(c.client)];
   if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
   if (client_passes()) {
-    JoinClientPass(ev, c.client);
+    JoinClientPass(ev, c);
     return true;
   }
   const bool timer = c.timer || passes();  // passes: whatever reaches an idle process waits for it to wake

@@ -271,11 +271,10 @@ class Simulator {
   bool ClientEventCost(const Event& ev, ClientCharge* out);
   // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
   // pass; run a pass; charge the pass's next event once the one before it has run.
-  void JoinClientPass(const Event& ev, int client);
+  void JoinClientPass(const Event& ev, const ClientCharge& charge);
   void OnClientPass(size_t cpu);
   void StepClientPass(size_t cpu);
   size_t CpuOfClientEvent(const Event& ev);  // the CPU of the process a client event belongs to
-  bool IsClientTimer(const Event& ev);       // a client event that a timer fires in the real runtime
   // A held reply or message a pass has just read: its hold's timer starts (true); false for
   // any other event.
   bool ReadHeld(const Event& ev);
@@ -367,10 +366,15 @@ class Simulator {
   // Client passes, per client CPU: the events that arrived since its pass began (for the next),
   // the current pass's events not yet charged, and whether a pass is queued or running.
   // Bounded by the events in flight.
+  // Each event keeps what ClientEventCost said of it when it arrived (classified once).
+  struct PassEvent {
+    Event ev;
+    ClientCharge charge;
+  };
   struct ClientLoop {
-    std::vector<Event> arrived;
-    std::vector<Event> pass;
-    std::vector<Event> timers;  // scratch while a pass is sorted: its timers, behind its sockets
+    std::vector<PassEvent> arrived;
+    std::vector<PassEvent> pass;
+    std::vector<PassEvent> timers;  // scratch while a pass is sorted: its timers, behind its sockets
     size_t next = 0;  // pass[next..] are still to be charged
     bool queued = false;
     bool running = false;
