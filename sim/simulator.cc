@@ -135,30 +135,35 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
 bool Simulator::Next(Event* ev) {
   // The smallest key of: the current instant's queue, the wheel, the charged FIFO, the planned
   // faults.
-  enum Source { kNone, kNow, kHeap, kCharged, kPlanned } from = kNone;
+  enum Source { kNone, kNow, kWheel, kCharged, kPlanned } from = kNone;
   const Event* best = nullptr;
-  auto consider = [&](const Event* e, Source s) {
-    if (e != nullptr && (best == nullptr || e->key() < best->key())) {
-      best = e;
-      from = s;
-    }
-  };
-  consider(now_head_ < now_queue_.size() ? &now_queue_[now_head_] : nullptr, kNow);
-  consider(queue_.empty() ? nullptr : &queue_.top(), kHeap);
-  consider(charged_queue_.empty() ? nullptr : &charged_queue_.front(), kCharged);
-  consider(planned_.empty() ? nullptr : &planned_.front(), kPlanned);
+  if (!now_queue_.empty()) {
+    best = &now_queue_.front();
+    from = kNow;
+  }
+  if (!queue_.empty() && (best == nullptr || queue_.top().key() < best->key())) {
+    best = &queue_.top();
+    from = kWheel;
+  }
+  if (!charged_queue_.empty() && (best == nullptr || charged_queue_.front().key() < best->key())) {
+    best = &charged_queue_.front();
+    from = kCharged;
+  }
+  if (!planned_.empty() && (best == nullptr || planned_.front().key() < best->key())) {
+    best = &planned_.front();
+    from = kPlanned;
+  }
   if (from == kNone) return false;
   *ev = *best;
-  if (from == kCharged) {
-    charged_queue_.pop_front();
-  } else if (from == kPlanned) {
-    std::pop_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
-    planned_.pop_back();
-  } else if (from == kHeap) {
-    queue_.pop();
-  } else if (++now_head_ == now_queue_.size()) {
-    now_queue_.clear();
-    now_head_ = 0;
+  switch (from) {
+    case kNow: now_queue_.pop_front(); break;
+    case kWheel: queue_.pop(); break;
+    case kCharged: charged_queue_.pop_front(); break;
+    case kPlanned:
+      std::pop_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
+      planned_.pop_back();
+      break;
+    case kNone: break;
   }
   return true;
 }

@@ -107,7 +107,6 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -120,6 +119,7 @@
 #include "algorithms/task.h"
 #include "sim/clock.h"
 #include "sim/cost_model.h"
+#include "sim/event_fifo.h"
 #include "sim/event_wheel.h"
 #include "sim/fault.h"
 #include "sim/net_model.h"
@@ -386,13 +386,12 @@ class Simulator {
   // in push order, which is their key order, and after every wheel event of the same instant
   // (those were pushed earlier). Next() takes the smallest key of the four queues, so the order
   // is that of one heap. Bounded by the event limit.
-  std::vector<Event> now_queue_;
-  size_t now_head_ = 0;  // now_queue_[now_head_..] are pending
+  EventFifo<Event> now_queue_;
   // Client events put back until the one client CPU is free (ChargeClient, one-process
   // placement): that CPU's busy-until time only grows and their sequence numbers do, so they
   // come in key order; a FIFO instead of the wheel (the CPU's backlog often reaches past its
   // window). Bounded by the events in flight.
-  std::deque<Event> charged_queue_;
+  EventFifo<Event> charged_queue_;
   // Timed faults planned before Run(), with the keys the heap would have given them (a heap of
   // their own, earliest first, once the run starts). Next() merges them with the heap, so the order is that of one
   // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
