@@ -103,12 +103,20 @@ double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 // after the other on its CPU, each handler's sends written before the next handler runs; what
 // arrives or falls due during a pass waits for the next, which begins as soon as this one ends.
 // false (every profile before the key): each event takes the CPU in the order it arrived.
+// socket_wakes (client passes only): a client process asleep in epoll_wait is woken by what it
+// waits for. A reply or message (a socket) that reaches it idle wakes it as a node's loop wakes:
+// after the wake_after_idle draw less the first row's (no timer slack: the socket's arrival
+// wakes the waiting thread at once); a timer keeps the whole draw. A socket that arrives while
+// the process still sleeps toward a late timer wakes it then, if that comes sooner, and the due
+// timer runs in that pass, as libevent runs whatever is due when epoll_wait returns. false
+// (every profile before the key): whatever reaches an idle process waits the timer's whole draw.
 struct LoopCosts {
   bool passes = false;
   CostDist wire_us;
   CostDist reply_write_us;
   bool held_request_waits = false;
   bool client_passes = false;
+  bool socket_wakes = false;
 };
 
 struct CostModel {

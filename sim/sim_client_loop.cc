@@ -12,22 +12,44 @@ void Simulator::JoinClientPass(const Event& ev, const ClientCharge& charge) {
   const size_t cpu = ProcessOf(charge.client);
   ClientLoop& loop = client_loops_[cpu];
   loop.arrived.push_back(PassEvent{ev, charge});
-  if (loop.queued || loop.running) return;  // the pass queued, or the one after this, takes it
-  loop.queued = true;
+  if (loop.running) return;  // the pass after this one takes it
   const int64_t now_ns = now_us_ * 1000;
+  if (loop.queued) {  // the queued pass takes it, unless a socket wakes the loop sooner
+    if (loop.timer_wake && !charge.timer) WakeForSocket(cpu, now_ns);
+    return;
+  }
+  loop.queued = true;
   const int64_t busy_ns = cpu_busy_ns_[cpu];
   if (busy_ns > now_ns) {  // still writing what it sent: it polls once done
-    Push(CeilUs(busy_ns), kClientPass, static_cast<int32_t>(cpu), 0);
+    Push(CeilUs(busy_ns), kClientPass, static_cast<int32_t>(cpu), loop.gen);
     return;
   }
   // Asleep in epoll_wait: it wakes late by how long it idled, and the wake-up's own CPU
   // (ClientCosts::wake_cpu_us) is spent when the pass is done (StepClientPass).
-  cpu_busy_ns_[cpu] = now_ns + WakeFromIdleNs(cpu, now_ns);  // the pass begins when the process runs again
-  Push(CeilUs(cpu_busy_ns_[cpu]), kClientPass, static_cast<int32_t>(cpu), 0);
+  const bool socket = config_.cost.loop.socket_wakes && !charge.timer;
+  const int64_t late_ns = WakeFromIdleNs(cpu, now_ns, socket);
+  loop.idle_since_ns = busy_ns;
+  loop.timer_wake = config_.cost.loop.socket_wakes && !socket && late_ns > 0;
+  cpu_busy_ns_[cpu] = now_ns + late_ns;  // the pass begins when the process runs again
+  Push(CeilUs(cpu_busy_ns_[cpu]), kClientPass, static_cast<int32_t>(cpu), loop.gen);
 }
 
-void Simulator::OnClientPass(size_t cpu) {
+// epoll_wait returns for the socket after its own wake-up when that comes before the timer's;
+// the pass queued for the timer is then stale (its generation is passed).
+void Simulator::WakeForSocket(size_t cpu, int64_t now_ns) {
   ClientLoop& loop = client_loops_[cpu];
+  const double idle_us = static_cast<double>(now_ns - loop.idle_since_ns) / 1000.0;
+  const int64_t wake_ns = now_ns + Ns(SocketLateUs(idle_us, cost_rng_.Unit()));
+  if (wake_ns >= cpu_busy_ns_[cpu]) return;
+  cpu_busy_ns_[cpu] = wake_ns;
+  loop.timer_wake = false;
+  Push(CeilUs(wake_ns), kClientPass, static_cast<int32_t>(cpu), ++loop.gen);
+}
+
+void Simulator::OnClientPass(size_t cpu, uint64_t gen) {
+  ClientLoop& loop = client_loops_[cpu];
+  if (gen != loop.gen) return;  // a socket woke the loop sooner (WakeForSocket)
+  loop.timer_wake = false;
   loop.queued = false;
   loop.running = true;
   loop.pass.clear();
@@ -91,7 +113,7 @@ void Simulator::StepClientPass(size_t cpu) {
   loop.next = 0;
   if (!loop.arrived.empty()) {  // what arrived during the pass: the next pass, at once
     loop.queued = true;
-    Push(std::max(now_us_, CeilUs(cpu_busy_ns_[cpu])), kClientPass, static_cast<int32_t>(cpu), 0);
+    Push(std::max(now_us_, CeilUs(cpu_busy_ns_[cpu])), kClientPass, static_cast<int32_t>(cpu), loop.gen);
   }
 }
 

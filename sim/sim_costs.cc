@@ -94,17 +94,24 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   return cpu_busy_ns_[cpu];
 }
 
-int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns) {
+int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
   const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
   int64_t late_ns = 0;
   if (!rows.empty()) {
     const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
-    late_ns = Ns(WakeLateUs(rows, idle_us, cost_rng_.Unit()));
+    const double u = cost_rng_.Unit();
+    late_ns = Ns(socket ? SocketLateUs(idle_us, u) : WakeLateUs(rows, idle_us, u));
   }
   const int64_t wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));  // no draw when the profile has none
   client_cpu_ns_ += wake_ns;
   wake_debt_ns_[cpu] += wake_ns;
   return late_ns;
+}
+
+double Simulator::SocketLateUs(double idle_us, double u) const {
+  const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
+  const double floor_us = rows.empty() ? 0.0 : WakeLateUs(rows, rows.front().idle_us, u);
+  return std::max(0.0, WakeLateUs(rows, idle_us, u) - floor_us);
 }
 
 int64_t Simulator::StepCostNs(const CostDist& cost, bool held) {
@@ -202,11 +209,8 @@ void Simulator::JoinPass(int physical, uint32_t id, Reply reply, double cost_us)
     const int64_t now_ns = now_us_ * 1000;
     int64_t poll_us = CeilUs(node.busy_until_ns);  // busy: it polls again once this pass is written
     if (node.busy_until_ns <= now_ns) {             // asleep: it wakes first
-      const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
-      const double u = cost_rng_.Unit();
       const double idle_us = static_cast<double>(now_ns - node.busy_until_ns) / 1000.0;
-      const double floor_us = rows.empty() ? 0.0 : WakeLateUs(rows, rows.front().idle_us, u);
-      poll_us = now_us_ + static_cast<int64_t>(std::max(0.0, WakeLateUs(rows, idle_us, u) - floor_us));
+      poll_us = now_us_ + static_cast<int64_t>(SocketLateUs(idle_us, cost_rng_.Unit()));
     }
     node.pass_open = true;
     Push(poll_us, kNodePass, physical, ++node.pass_gen);

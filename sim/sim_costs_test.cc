@@ -414,6 +414,46 @@ TEST(SimCosts, UnderClientPassesAWakeUpsCpuIsSpentWhenItsPassIsDone) {
   EXPECT_EQ(at, (std::vector<int64_t>{10, 20, 30, 90}));
 }
 
+// Under client passes, with a timer's wake-up 40 us late after 1 us of idling and 50 us late
+// after 2 us or more, and one process: when client 0's GET resumes it, and when client 1's sleep
+// of `sleep_us` (0: none) does.
+std::pair<int64_t, int64_t> GetBesideASleep(bool socket_wakes, int64_t sleep_us) {
+  CostModel cost = OneProcessPasses(6, 3, 4, 1);
+  cost.loop.client_passes = true;
+  cost.loop.socket_wakes = socket_wakes;
+  cost.client.wake_after_idle = {{1, CostDist::Constant(40)}, {2, CostDist::Constant(50)}};
+  Simulator sim(CostConfig(2, cost));
+  int64_t got = 0, slept = -1;
+  auto sleeper = [&](Env& env) -> Task<void> {
+    if (sleep_us == 0) co_return;
+    co_await env.SleepUs(sleep_us);
+    slept = sim.now_us();
+  };
+  sim.StartClient(0, Gets(sim.env(0), 1, &got, sim));
+  sim.StartClient(1, sleeper(sim.env(1)));
+  EXPECT_TRUE(RunOk(sim));
+  return {got, slept};
+}
+
+TEST(SimCosts, UnderSocketWakesAReplyWakesAnIdleClientAsANodesPollWakes) {
+  // The first pass (at 0) runs both starts; the GET leaves at 3 (send), reaches the node at 8,
+  // which idled 8 us and polls 50 - 40 = 10 late, at 18: command 6 (its reply written at its
+  // end: 24), back at 29. The process has idled since 3 (26 us): a timer's wake-up is 50 late,
+  // so the reply resumes the caller at 29 + 50 + 4 = 83; a socket's is 50 - 40 = 10: 43.
+  EXPECT_EQ(GetBesideASleep(false, 0).first, 83);
+  EXPECT_EQ(GetBesideASleep(true, 0).first, 43);
+}
+
+TEST(SimCosts, UnderSocketWakesAReplyBringsForwardAPassWaitingForALateTimer) {
+  // Client 1's 10 us sleep begins after client 0's send (3) and falls due at 13 with the process
+  // idle since 3: its pass is queued 50 late, at 63. Timer wake-ups: the reply (back at 29)
+  // joins that pass, read first (67), then the timer runs (67). Socket wake-ups: the reply wakes
+  // the process after 26 us of idling, 10 late, at 39: that pass reads it (43) and runs the due
+  // timer after it (43); the pass queued for 63 is dropped.
+  EXPECT_EQ(GetBesideASleep(false, 10), (std::pair<int64_t, int64_t>{67, 67}));
+  EXPECT_EQ(GetBesideASleep(true, 10), (std::pair<int64_t, int64_t>{43, 43}));
+}
+
 // When a subscriber resumes with a message published at 10 ms, under `cost`.
 int64_t MessageResumesAt(const CostModel& cost) {
   Simulator sim(CostConfig(2, cost));

@@ -516,7 +516,7 @@ Status Simulator::Run() {
       case kWaitAck: OnWaitAck(static_cast<uint32_t>(ev.a), ev.b); break;
       case kNodePass: OnNodePass(ev.a, ev.b); break;
       case kSendHeld: SendRequest(static_cast<uint32_t>(ev.a), now_us_ * 1000, 0, /*lost=*/false); break;
-      case kClientPass: OnClientPass(static_cast<size_t>(ev.a)); break;
+      case kClientPass: OnClientPass(static_cast<size_t>(ev.a), ev.b); break;
     }
     if (ev.charged == kChargedInPass) StepClientPass(pass_cpu);  // its sends are written: the next
   }

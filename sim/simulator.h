@@ -82,7 +82,10 @@
 //    begins once the process is free (after its wake-up when it was idle), takes replies and
 //    messages before timers, and charges them one at a time, each after the sends of the one
 //    before; what arrives during a pass joins the next. A wake-up's CPU (wake_cpu_us) is spent
-//    when its pass is done: it delays the next pass, not the handlers of this one.
+//    when its pass is done: it delays the next pass, not the handlers of this one. With
+//    socket_wakes, a reply or message wakes an idle process as a node's poll does (the draw
+//    less the first row's), and one that arrives while the process sleeps toward a late timer
+//    brings that pass forward when its own wake-up comes sooner.
 //
 // One world model for both runtimes: the fault plan, its check and the history records of
 // each fault are sim/fault.h, the network (delays, loss, partitions, delayed messages, on_send
@@ -247,9 +250,13 @@ class Simulator {
   // A `timer` (a sleep, timeout or held message firing) that finds the CPU idle first waits for
   // the process to wake: a draw from wake_after_idle by how long it idled.
   int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false);
-  // The idle CPU `cpu` wakes at now_ns: how late it runs (wake_after_idle, by how long it idled);
-  // the wake-up's own CPU (wake_cpu_us) is counted and left as its debt.
-  int64_t WakeFromIdleNs(size_t cpu, int64_t now_ns);
+  // The idle CPU `cpu` wakes at now_ns: how late it runs (wake_after_idle, by how long it idled;
+  // less the first row's for a `socket`, LoopCosts::socket_wakes); the wake-up's own CPU
+  // (wake_cpu_us) is counted and left as its debt.
+  int64_t WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket = false);
+  // How late a loop that idled idle_us polls when a socket wakes it: the wake_after_idle draw at
+  // u less the first row's at u, never below 0 (a node's poll; a client's under socket_wakes).
+  double SocketLateUs(double idle_us, double u) const;
   int64_t StepCostNs(const CostDist& cost, bool held);  // a client step's CPU: cost (+ hold_us when held)
   // A client event put back to ready_us, its CPU paid (Event::charged).
   void PushCharged(int64_t ready_us, const Event& ev, uint8_t charged);
@@ -272,7 +279,9 @@ class Simulator {
   // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
   // pass; run a pass; charge the pass's next event once the one before it has run.
   void JoinClientPass(const Event& ev, const ClientCharge& charge);
-  void OnClientPass(size_t cpu);
+  // socket_wakes: a socket event reaches `cpu` while it sleeps toward a late timer.
+  void WakeForSocket(size_t cpu, int64_t now_ns);
+  void OnClientPass(size_t cpu, uint64_t gen);
   void StepClientPass(size_t cpu);
   size_t CpuOfClientEvent(const Event& ev);  // the CPU of the process a client event belongs to
   // A held reply or message a pass has just read: its hold's timer starts (true); false for
@@ -376,6 +385,9 @@ class Simulator {
     std::vector<PassEvent> pass;
     std::vector<PassEvent> timers;  // scratch while a pass is sorted: its timers, behind its sockets
     size_t next = 0;  // pass[next..] are still to be charged
+    uint64_t gen = 0;            // the queued kClientPass's (an earlier one is stale: WakeForSocket)
+    int64_t idle_since_ns = 0;   // when it last went idle (socket_wakes)
+    bool timer_wake = false;     // queued for a timer's late wake-up from idle (socket_wakes)
     bool queued = false;
     bool running = false;
   };

@@ -224,13 +224,17 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
 }
 
 // loop (optional): {"model": "queue"} or {"model": "passes", "wire_us": DIST, "reply_write_us": DIST,
-// "held_request": "path" (the default) or "loop", "client": "events" (the default) or "passes"}.
+// "held_request": "path" (the default) or "loop", "client": "events" (the default) or "passes",
+// "client_wake": "timer" (the default) or "socket" (with "client": "passes" only)}.
 Status ReadLoop(const nlohmann::json& j, sim::LoopCosts* loop) {
-  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us", "held_request", "client"}); !s.ok()) return s;
+  if (Status s = OnlyKeys(j, "loop", {"model", "wire_us", "reply_write_us", "held_request", "client", "client_wake"});
+      !s.ok())
+    return s;
   if (!j.contains("model")) return Bad("loop.model", "missing");
   if (j.at("model") == "queue") {
-    if (j.contains("wire_us") || j.contains("reply_write_us") || j.contains("held_request") || j.contains("client"))
-      return Bad("loop", "wire_us, reply_write_us, held_request and client belong to the \"passes\" model");
+    if (j.contains("wire_us") || j.contains("reply_write_us") || j.contains("held_request") || j.contains("client") ||
+        j.contains("client_wake"))
+      return Bad("loop", "wire_us, reply_write_us, held_request, client and client_wake belong to the \"passes\" model");
     return Status::Ok();
   }
   if (j.contains("held_request")) {
@@ -242,6 +246,13 @@ Status ReadLoop(const nlohmann::json& j, sim::LoopCosts* loop) {
     const nlohmann::json& c = j.at("client");
     if (c != "events" && c != "passes") return Bad("loop.client", "must be \"events\" or \"passes\"");
     loop->client_passes = c == "passes";
+  }
+  if (j.contains("client_wake")) {
+    const nlohmann::json& w = j.at("client_wake");
+    if (w != "timer" && w != "socket") return Bad("loop.client_wake", "must be \"timer\" or \"socket\"");
+    if (w == "socket" && !loop->client_passes)
+      return Bad("loop.client_wake", "\"socket\" needs the client loop in passes (\"client\": \"passes\")");
+    loop->socket_wakes = w == "socket";
   }
   if (j.at("model") != "passes") return Bad("loop.model", "must be \"queue\" or \"passes\"");
   loop->passes = true;
@@ -284,6 +295,7 @@ void BodyJson(const sim::CostModel& model, ojson* out) {
     l["reply_write_us"] = DistJson(model.loop.reply_write_us);
     if (model.loop.held_request_waits) l["held_request"] = "loop";
     if (model.loop.client_passes) l["client"] = "passes";
+    if (model.loop.socket_wakes) l["client_wake"] = "socket";
   }
   j["one_way_us"] = DistJson(model.one_way_us);
   if (model.replica_one_way_us > 0) j["replica_one_way_us"] = model.replica_one_way_us;

@@ -17,10 +17,13 @@
 //    "loop": {"model": "passes", "wire_us": DIST,         optional (absent or "queue": the queue
 //             "reply_write_us": DIST,                       model): how messages travel and when a
 //             "held_request": "loop",                       process handles them; held_request
-//             "client": "passes"},                          optional ("path", the default, or "loop":
-//                                                         how a held request leaves); client optional
+//             "client": "passes",                           optional ("path", the default, or "loop":
+//             "client_wake": "socket"},                   how a held request leaves); client optional
 //                                                         ("events", the default, or "passes": how a
-//                                                         client process takes its events;
+//                                                         client process takes its events);
+//                                                         client_wake optional ("timer", the default,
+//                                                         or "socket", with client "passes": what an
+//                                                         idle client's wake-up costs a reply;
 //                                                         sim/cost_model.h, LoopCosts)
 //    "one_way_us": DIST,
 //    "connections": 1000,                                 optional: the connections the figures

@@ -37,6 +37,7 @@ sim::CostModel Sample() {
   m.loop.reply_write_us = D({{0, 3}, {1, 4}});
   m.loop.held_request_waits = true;
   m.loop.client_passes = true;
+  m.loop.socket_wakes = true;
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   m.replica_one_way_us = 30.5;
   return m;
@@ -90,6 +91,7 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->loop.reply_write_us, m.loop.reply_write_us));
   EXPECT_TRUE(back->loop.held_request_waits);
   EXPECT_TRUE(back->loop.client_passes);
+  EXPECT_TRUE(back->loop.socket_wakes);
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
   EXPECT_EQ(back->replica_one_way_us, 30.5);
   // The context comes back too; writing the loaded model again gives the same text.
@@ -131,7 +133,10 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
        "client.wake_cpu_us.points[0]: the first p must be 0"},
       {[](auto& j) { j["loop"]["model"] = "threads"; }, "loop.model: must be \"queue\" or \"passes\""},
       {[](auto& j) { j["loop"].erase("wire_us"); }, "loop.wire_us: missing"},
-      {[](auto& j) { j["loop"]["model"] = "queue"; }, "loop: wire_us, reply_write_us, held_request and client belong to"},
+      {[](auto& j) { j["loop"]["model"] = "queue"; },
+       "loop: wire_us, reply_write_us, held_request, client and client_wake belong to"},
+      {[](auto& j) { j["loop"]["client_wake"] = "epoll"; }, "loop.client_wake: must be \"timer\" or \"socket\""},
+      {[](auto& j) { j["loop"]["client"] = "events"; }, "loop.client_wake: \"socket\" needs the client loop in passes"},
       {[](auto& j) { j["loop"]["held_request"] = "timer"; }, "loop.held_request: must be \"path\" or \"loop\""},
       {[](auto& j) { j["loop"]["client"] = "threads"; }, "loop.client: must be \"events\" or \"passes\""},
       {[](auto& j) { j["loop"]["turns"] = 1; }, "loop.turns: unknown key"},
