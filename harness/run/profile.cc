@@ -223,6 +223,18 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   return Status::Ok();
 }
 
+// An optional key of the loop with two allowed words: *second is whether it says `second`
+// (absent: the first, the default).
+Status ReadChoice(const nlohmann::json& j, const std::string& key, const char* first, const char* second,
+                  bool* is_second) {
+  if (!j.contains(key)) return Status::Ok();
+  const nlohmann::json& w = j.at(key);
+  if (w != first && w != second)
+    return Bad("loop." + key, std::string("must be \"") + first + "\" or \"" + second + "\"");
+  *is_second = w == second;
+  return Status::Ok();
+}
+
 // loop (optional): {"model": "queue"} or {"model": "passes", "wire_us": DIST, "reply_write_us": DIST,
 // "held_request": "path" (the default) or "loop", "client": "events" (the default) or "passes",
 // "client_wake": "timer" (the default) or "socket" (with "client": "passes" only)}.
@@ -237,23 +249,11 @@ Status ReadLoop(const nlohmann::json& j, sim::LoopCosts* loop) {
       return Bad("loop", "wire_us, reply_write_us, held_request, client and client_wake belong to the \"passes\" model");
     return Status::Ok();
   }
-  if (j.contains("held_request")) {
-    const nlohmann::json& h = j.at("held_request");
-    if (h != "path" && h != "loop") return Bad("loop.held_request", "must be \"path\" or \"loop\"");
-    loop->held_request_waits = h == "loop";
-  }
-  if (j.contains("client")) {
-    const nlohmann::json& c = j.at("client");
-    if (c != "events" && c != "passes") return Bad("loop.client", "must be \"events\" or \"passes\"");
-    loop->client_passes = c == "passes";
-  }
-  if (j.contains("client_wake")) {
-    const nlohmann::json& w = j.at("client_wake");
-    if (w != "timer" && w != "socket") return Bad("loop.client_wake", "must be \"timer\" or \"socket\"");
-    if (w == "socket" && !loop->client_passes)
-      return Bad("loop.client_wake", "\"socket\" needs the client loop in passes (\"client\": \"passes\")");
-    loop->socket_wakes = w == "socket";
-  }
+  if (Status s = ReadChoice(j, "held_request", "path", "loop", &loop->held_request_waits); !s.ok()) return s;
+  if (Status s = ReadChoice(j, "client", "events", "passes", &loop->client_passes); !s.ok()) return s;
+  if (Status s = ReadChoice(j, "client_wake", "timer", "socket", &loop->socket_wakes); !s.ok()) return s;
+  if (loop->socket_wakes && !loop->client_passes)
+    return Bad("loop.client_wake", "\"socket\" needs the client loop in passes (\"client\": \"passes\")");
   if (j.at("model") != "passes") return Bad("loop.model", "must be \"queue\" or \"passes\"");
   loop->passes = true;
   for (auto [name, dist] : {std::pair{"wire_us", &loop->wire_us}, std::pair{"reply_write_us", &loop->reply_write_us}}) {
