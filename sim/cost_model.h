@@ -119,12 +119,25 @@ struct LoopCosts {
   bool socket_wakes = false;
 };
 
+// Machine stalls: the machine takes a CPU away now and then (a VM's vCPU descheduled by its host,
+// the kernel's own work), for far longer than any step above. Each CPU the simulator models (a
+// client process's, a node's thread) stalls at Poisson times, per_s a second, each stall a draw
+// from length_us: it takes the CPU from its time, or from the end of a step under way then (a
+// step that has begun is not cut), and work that wants the CPU meanwhile waits for its end; a
+// stall while the CPU had nothing to do that is over before anything arrives changes nothing. per_s 0 (every profile before the key): none. The step figures above
+// are CPU time and leave these out; `locklab calibrate` measures them (calibrate.h).
+struct StallCosts {
+  double per_s = 0;
+  CostDist length_us;
+};
+
 struct CostModel {
   std::string name;        // the profile's name, recorded in reports ("builtin-legacy", ...)
   NodeCosts node;
   ClientCosts client;
   LoopCosts loop;
   CostDist one_way_us;     // the network path (loopback) one way, before injected delay (queue)
+  StallCosts machine;      // the same for every CPU (a profile's "machine"; fewer_connections shares it)
   // Master to replica, one way (a write's new state, and WAIT's acknowledgement back), µs, a
   // constant. 0: the simulator's own default (SimConfig::repl_delay_us, 1 ms), which every
   // profile before this key ran with.

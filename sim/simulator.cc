@@ -48,6 +48,7 @@ Simulator::Simulator(SimConfig config)
     if (n < config_.nodes) StartExpireCycle(n);  // the replica runs none until promoted
   }
   cmd_by_client_.assign(static_cast<size_t>(config_.clients), 0);
+  InitStalls();
 }
 
 Simulator::~Simulator() {
@@ -483,6 +484,7 @@ Status Simulator::Run() {
                             std::to_string(mains_left_) + " client(s) wait for something that never happens");
     }
     now_us_ = ev.t_us;
+    if (now_us_ >= next_stall_us_) RunStalls();  // stalls due up to now first: they move busy-until times
     if (client_costs_ && !ev.charged && ChargeClient(ev)) continue;  // put back until the client's CPU is done
     if (++events_ > config_.max_events) {
       return Status::Failed("simulation exceeded its event limit (" + std::to_string(config_.max_events) +

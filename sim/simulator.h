@@ -102,6 +102,11 @@
 // shift. Cycles cost no node time; they add no events (each runs, at its own time, before the
 // first event at or after it), only the replication of their deletions.
 //
+// Machine stalls (CostModel::machine): every client CPU and every node's thread is taken away
+// at Poisson times of its own for a drawn length, after the step under way if any (work that
+// wants it meanwhile waits for the end), from a random stream of their own. Like expire cycles
+// they add no events: each is applied, at its own time, before the first event at or after it.
+//
 // Pub/sub. A node keeps its subscribers per channel; PUBLISH counts them and sends each a
 // message with a drawn one-way delay (lost like any message, dropped when that client is
 // partitioned from the node), delivered through the client's gate into its queue. SUBSCRIBE is
@@ -351,6 +356,11 @@ class Simulator {
   void StopExpireCycle(int physical);
   void RunExpireCycles();
   void ExpireCycleAt(int physical, int64_t t_us);
+  // Machine stalls (sim_stalls.cc).
+  void InitStalls();
+  int64_t NextStallAfterUs(int64_t t_us);
+  void StallCpu(int64_t* busy_ns, int64_t t_us, int64_t now_ns);
+  void RunStalls();
   NodeState& NodeAt(int endpoint);
   bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
   void CountCommand(int client, const Command& cmd);
@@ -433,6 +443,9 @@ class Simulator {
   int64_t repl_last_due_us_ = 0;  // when the last item sent is due at the replica
   int64_t next_expire_us_ = std::numeric_limits<int64_t>::max();  // earliest node's next cycle
   std::vector<std::string> expired_keys_;  // scratch: one cycle's deletions
+  Rng stall_rng_{0};                         // machine stalls' own stream (sim_stalls.cc)
+  std::vector<int64_t> stall_next_us_;       // per client CPU, then per physical node: its next stall
+  int64_t next_stall_us_ = std::numeric_limits<int64_t>::max();  // the earliest of them
   bool repl_cut_ = false;
   CommandObserver on_command_;
   FaultObserver on_fault_;

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 
 #include "harness/cli/cli.h"
 #include "harness/real/calibrate.h"
@@ -40,12 +42,16 @@ const char* kFooter =
     "                            command and a timer, over the loop's voluntary context switches per step\n"
     "  client.wake_after_idle    one idle client of the real runtime sleeping 5 us to 50 ms: how late each\n"
     "                            timer fires (a halted vCPU wakes slowly; a row per idle time)\n"
+    "  machine.stall_us          last, no server running: a thread busy on every CPU at once, 4 s a round;\n"
+    "                            each gap of 200 us or more between two clock readings is a stall (the VM or\n"
+    "                            kernel took the CPU): their lengths, and how many a second per CPU\n"
     "A busy machine measures slower figures and hides the wake-up (its vCPUs never halt): measure on a\n"
     "quiet one; the profile records the load average.\n"
     "\nExamples:\n"
     "  locklab calibrate --quick                  a rough profile in a few seconds\n"
     "  locklab calibrate --out harness/profiles/default.json\n"
     "  locklab calibrate --check harness/profiles/default.json   is it a valid profile?\n"
+    "  locklab calibrate --machine-only harness/profiles/default.json --out my.json   add this machine's stalls\n"
     "Exit status: 0 profile written, 1 a measurement failed or the file could not be written, 2 bad input.\n";
 
 }  // namespace
@@ -72,6 +78,12 @@ CalibrateCli::CalibrateCli(CLI::App& app) {
   sub_->add_flag("--no-progress", no_progress_, "no progress lines on stderr");
   sub_->add_option("--check", check_, "measure nothing: load this profile and print its table (exit 2 naming a bad key)")
       ->type_name("FILE");
+  sub_->add_option("--machine-only", machine_only_,
+                   "measure only the machine's stalls (--rounds x 4 s) and write this profile with them as its "
+                   "\"machine\" to --out (its other figures as they are)")
+      ->type_name("FILE")
+      ->excludes("--check")
+      ->excludes("--fewer-connections");
   sub_->footer(kFooter);
 }
 
@@ -91,10 +103,12 @@ int CalibrateCli::Run() const {
     std::fprintf(stderr, "locklab: --out %s: give a file name, not a directory\n", path.c_str());
     return kExitBadInput;
   }
+  const int rounds = rounds_o_->count() > 0 ? rounds_ : (quick_ ? kQuickRounds : rounds_);
+  if (!machine_only_.empty()) return RunMachineOnly(path, rounds);
   CalibrateOptions o;
   o.quick = quick_;
   o.fewer_connections = fewer_connections_;
-  o.rounds = rounds_o_->count() > 0 ? rounds_ : (quick_ ? kQuickRounds : rounds_);
+  o.rounds = rounds;
   if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
   Result<Calibration> c = Calibrate(o);
   if (!c.ok()) {
@@ -108,6 +122,47 @@ int CalibrateCli::Run() const {
   }
   std::printf("profile: %s (load average %.2f when it began)\n", path.c_str(), c->context.load_average_1m);
   std::fflush(stdout);
+  return kExitOk;
+}
+
+int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
+  std::ifstream f(machine_only_);
+  const nlohmann::json j = f ? nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
+  if (!f || j.is_discarded()) {
+    std::fprintf(stderr, "locklab: --machine-only %s: %s\n", machine_only_.c_str(),
+                 !f ? "cannot open it (give a profile file)" : "not JSON (give a profile file)");
+    return kExitBadInput;
+  }
+  ProfileContext context;
+  Result<sim::CostModel> m = ProfileFromJson(j, &context);
+  if (!m.ok()) {
+    std::fprintf(stderr, "locklab: --machine-only %s: %s\n", machine_only_.c_str(), m.status().message().c_str());
+    return kExitBadInput;
+  }
+  CalibrateOptions o;
+  o.quick = quick_;
+  o.rounds = rounds;
+  if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
+  if (!context.measurements.is_object()) context.measurements = nlohmann::ordered_json::object();
+  Result<sim::StallCosts> machine = CalibrateMachine(o, &context.measurements);
+  if (!machine.ok()) {
+    std::fprintf(stderr, "locklab: %s\n", machine.status().message().c_str());
+    return kExitInternal;
+  }
+  context.measurements["cross_checks"]["machine_measured_utc"] = UtcNowText();
+  m->machine = *machine;
+  m->name += "-stalls";
+  if (m->fewer != nullptr) {
+    auto fewer = std::make_shared<sim::CostModel>(*m->fewer);
+    fewer->machine = *machine;
+    m->fewer = std::move(fewer);
+  }
+  std::fputs(CalibrationTable(*m).c_str(), stdout);
+  if (Status s = WriteProfile(path, *m, context); !s.ok()) {
+    std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
+    return kExitInternal;
+  }
+  std::printf("profile: %s (%s with this machine's stalls)\n", path.c_str(), machine_only_.c_str());
   return kExitOk;
 }
 

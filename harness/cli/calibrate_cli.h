@@ -3,7 +3,8 @@
 // simulator (harness/run/profile.h). Progress lines on stderr, a table of the figures (mean,
 // p50, p99) on stdout. Exit status: 0 profile written; 1 a measurement failed or the file
 // could not be written; 2 bad input. `--check FILE` measures nothing: it loads a profile and
-// prints its table (exit 0), or names the bad key (exit 2).
+// prints its table (exit 0), or names the bad key (exit 2). `--machine-only FILE` measures only
+// the machine's stalls (seconds) and writes FILE's profile with them to --out.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -22,7 +23,8 @@ class CalibrateCli {
  private:
   CLI::App* sub_ = nullptr;
   CLI::Option* rounds_o_ = nullptr;
-  std::string out_, check_;
+  int RunMachineOnly(const std::string& path, int rounds) const;
+  std::string out_, check_, machine_only_;
   int rounds_ = 5;
   bool quick_ = false;
   int fewer_connections_ = 0;

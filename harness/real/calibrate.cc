@@ -1,5 +1,8 @@
 #include "harness/real/calibrate.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -314,7 +317,46 @@ Result<sim::CostModel> MeasureAt(const Run& run, ProfileContext* context, ojson*
   return model;
 }
 
+// The CPUs this process may use (empty when unknown: one unpinned probe).
+std::vector<int> AllowedCpus() {
+  cpu_set_t set;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
 }  // namespace
+
+Result<sim::StallCosts> CalibrateMachine(const CalibrateOptions& options, ojson* measurements) {
+  if (options.rounds < 1 || options.rounds > 1000) return Status::Invalid("rounds: give 1 to 1000");
+  const double seconds = options.quick ? 0.5 : 4.0;
+  const std::vector<int> cpus = AllowedCpus();
+  calib::MachineSamples ms;
+  for (int r = 0; r < options.rounds; ++r) {
+    if (options.progress)
+      options.progress("round " + std::to_string(r + 1) + "/" + std::to_string(options.rounds) + ": machine stalls, " +
+                       std::to_string(std::max<size_t>(cpus.size(), 1)) + " CPU(s) busy for " +
+                       std::to_string(seconds).substr(0, 3) + " s");
+    if (Status s = calib::MachineStalls(cpus, seconds, calib::kStallThresholdUs, &ms); !s.ok())
+      return s.Prefixed("machine stalls");
+  }
+  sim::StallCosts out;
+  out.per_s = ms.probed_s > 0 ? static_cast<double>(ms.stall_us.size()) / ms.probed_s : 0;
+  ojson& fig = (*measurements)["figures"];
+  const std::string method =
+      "a thread on each of the " + std::to_string(ms.cpus) +
+      " CPU(s) this process may use, all at once, busy reading the steady clock (" + std::to_string(options.rounds) +
+      " x " + std::to_string(seconds).substr(0, 3) +
+      " s, no server running): every gap of at least 200 us between two readings (the thread lost its CPU); "
+      "stalls_per_s = gaps per CPU-second probed";
+  if (!ms.stall_us.empty()) out.length_us = Figure("machine.stall_us", ms.stall_us, method, &fig);
+  if (ms.stall_us.size() < 2) out.per_s = 0;  // too few to draw a distribution from: none
+  (*measurements)["cross_checks"]["machine_stalls_seen"] = ms.stall_us.size();
+  (*measurements)["cross_checks"]["machine_cpu_seconds_probed"] = R3(ms.probed_s);
+  return out;
+}
 
 Result<Calibration> Calibrate(const CalibrateOptions& options) {
   if (options.rounds < 1 || options.rounds > 1000) return Status::Invalid("rounds: give 1 to 1000");
@@ -332,6 +374,9 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
   out.context.quick = options.quick;
   out.model = std::move(main_model).value();
   out.model.name = "calibrated:" + out.context.host + ":" + out.context.date_utc.substr(0, 10);
+  Result<sim::StallCosts> machine = CalibrateMachine(options, &m);
+  if (!machine.ok()) return machine.status();
+  out.model.machine = *machine;
   if (options.fewer_connections == 0) return out;
   const Sizes fewer = Sizes::Fewer(many, options.fewer_connections);
   const std::string at_fewer = "at " + std::to_string(fewer.clients) + " connections";
@@ -340,6 +385,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
   if (!fewer_model.ok()) return fewer_model.status().Prefixed(at_fewer);
   m["fewer_connections"] = std::move(fewer_m);
   fewer_model->name = FewerConnectionsName(out.model.name, fewer.clients);
+  fewer_model->machine = out.model.machine;  // the machine's, whatever the connections
   out.model.fewer = std::make_shared<const sim::CostModel>(std::move(fewer_model).value());
   return out;
 }
@@ -379,6 +425,12 @@ std::string CalibrationTable(const sim::CostModel& model) {
     const std::string name = "client.wake_after_idle " + std::to_string(static_cast<int64_t>(r.idle_us));
     std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name.c_str(), r.late_us.MeanUs(),
                   r.late_us.AtUs(0.5), r.late_us.AtUs(0.99));
+    out += line;
+  }
+  if (model.machine.per_s > 0) {
+    std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f   (%.2f a second per CPU)\n", "machine.stall_us",
+                  model.machine.length_us.MeanUs(), model.machine.length_us.AtUs(0.5),
+                  model.machine.length_us.AtUs(0.99), model.machine.per_s);
     out += line;
   }
   if (model.fewer != nullptr) out += "\n" + CalibrationTable(*model.fewer);

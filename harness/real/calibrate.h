@@ -85,6 +85,13 @@ struct Calibration {
 
 Result<Calibration> Calibrate(const CalibrateOptions& options);
 
+// The machine's stalls (sim/cost_model.h, StallCosts): a thread busy reading the steady clock on
+// every CPU this process may use, all at once, `rounds` x 4 s (0.5 s with quick), nothing else
+// of ours running; every gap of at least 200 µs is a stall. Calibrate() runs it last; alone it
+// takes seconds (`locklab calibrate --machine-only`). How it was made goes into
+// measurements["figures"]["machine.stall_us"] and ["cross_checks"].
+Result<sim::StallCosts> CalibrateMachine(const CalibrateOptions& options, nlohmann::ordered_json* measurements);
+
 // The figures as a text table: one row per figure with mean, p50 and p99 (µs).
 std::string CalibrationTable(const sim::CostModel& model);
 

@@ -153,6 +153,21 @@ Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples*
 // state there and the acknowledgement back.
 Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out);
 
+// Machine stalls (sim/cost_model.h, StallCosts): what MachineStalls saw.
+struct MachineSamples {
+  std::vector<double> stall_us;  // every gap seen, pooled over CPUs and rounds
+  double probed_s = 0;           // CPU-seconds probed (seconds x CPUs, summed over rounds)
+  int cpus = 0;                  // CPUs probed at once
+};
+// Gaps of at least this are stalls; shorter ones (the kernel's tick and the hypervisor's routine
+// exits: several hundred a second of 50-100 µs on the 2-vCPU VM) are spread over every step and
+// already inside the measured wall times.
+inline constexpr double kStallThresholdUs = 200;
+// One thread per CPU in `cpus` (empty: one thread, unpinned), all at once, each busy reading the
+// steady clock for `seconds`: every gap of at least threshold_us between two readings is a
+// stall (the thread lost its CPU). Appends them to out.
+Status MachineStalls(const std::vector<int>& cpus, double seconds, double threshold_us, MachineSamples* out);
+
 // The steady clock in µs, for timing (differences only).
 double SteadyUs();
 

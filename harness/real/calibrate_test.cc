@@ -4,9 +4,13 @@
 #include "harness/real/calibrate_internal.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <fstream>
 #include <string>
 #include <tuple>
@@ -125,6 +129,48 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   EXPECT_EQ(c->context.rounds, 1);
   EXPECT_TRUE(c->context.quick);
   EXPECT_NE(CalibrationTable(m).find("node.blpop_serve_us"), std::string::npos);
+  // The machine's stalls were probed last (0.5 s on every CPU); the fewer block shares them.
+  EXPECT_GT(c->context.measurements["cross_checks"]["machine_cpu_seconds_probed"].get<double>(), 0.0);
+  EXPECT_GE(m.machine.per_s, 0.0);
+  EXPECT_EQ(m.fewer->machine.per_s, m.machine.per_s);
+}
+
+// A thread that wants a CPU another thread is also busy on loses it for the scheduler's slices
+// (milliseconds): the probe sees them as stalls; with nothing else there, it sees far fewer.
+TEST(CalibMachineStalls, ACompetitorOnTheSameCpuShowsAsStalls) {
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set)) ++cpu;
+  ASSERT_LT(cpu, CPU_SETSIZE);
+  calib::MachineSamples alone;
+  ASSERT_TRUE(calib::MachineStalls({cpu}, 0.3, calib::kStallThresholdUs, &alone).ok());
+  EXPECT_DOUBLE_EQ(alone.probed_s, 0.3);
+  EXPECT_EQ(alone.cpus, 1);
+  calib::MachineSamples shared;
+  std::atomic<bool> stop{false};
+  std::thread competitor([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  ASSERT_TRUE(calib::MachineStalls({cpu}, 0.3, calib::kStallThresholdUs, &shared).ok());
+  stop = true;
+  competitor.join();
+  // Sharing, the probe has the CPU about half the time: at least 0.1 s of stalls in 0.3 s.
+  double stalled_us = 0;
+  for (double us : shared.stall_us) {
+    EXPECT_GE(us, calib::kStallThresholdUs);
+    stalled_us += us;
+  }
+  EXPECT_GT(stalled_us, 100'000.0);
+  EXPECT_GT(shared.stall_us.size(), alone.stall_us.size());
+  // A CPU it may not use is an error, not a silent unpinned probe.
+  calib::MachineSamples none;
+  EXPECT_FALSE(calib::MachineStalls({CPU_SETSIZE + 5}, 0.01, calib::kStallThresholdUs, &none).ok());
 }
 
 TEST(CalibFitLine, LeastSquares) {

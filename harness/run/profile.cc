@@ -323,6 +323,19 @@ Status ReadBody(const nlohmann::json& j, sim::CostModel* m) {
   return Status::Ok();
 }
 
+// "machine": {"stalls_per_s": rate per CPU, from 0 to 100000, "stall_us": their lengths}.
+Status ReadMachine(const nlohmann::json& j, sim::StallCosts* m) {
+  if (Status s = OnlyKeys(j, "machine", {"stalls_per_s", "stall_us"}); !s.ok()) return s;
+  if (!j.contains("stalls_per_s") || !j.at("stalls_per_s").is_number()) return Bad("machine.stalls_per_s", "missing or not a number");
+  const double per_s = j.at("stalls_per_s").get<double>();
+  if (!(per_s >= 0 && per_s <= 1e5)) return Bad("machine.stalls_per_s", "must be from 0 to 100000 (per second)");
+  Result<sim::CostDist> d = ReadDist(j, "stall_us", "machine.stall_us");
+  if (!d.ok()) return d.status();
+  m->per_s = per_s;
+  m->length_us = std::move(*d);
+  return Status::Ok();
+}
+
 // "connections": an integer from 1 to 1,000,000.
 Result<int> ReadConnections(const nlohmann::json& j, const std::string& key) {
   if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > 1'000'000)
@@ -398,6 +411,8 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
   if (!context.cpu_placement.empty()) c["cpu_placement"] = context.cpu_placement;
   if (model.connections > 0) j["connections"] = model.connections;
   BodyJson(model, &j);
+  if (model.machine.per_s > 0)
+    j["machine"] = ojson{{"stalls_per_s", Round(model.machine.per_s, 1e3)}, {"stall_us", DistJson(model.machine.length_us)}};
   if (model.fewer != nullptr) {
     ojson& f = j["fewer_connections"];
     f["connections"] = model.fewer->connections;
@@ -413,7 +428,7 @@ Status WriteProfile(const std::string& path, const sim::CostModel& model, const 
 
 Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* context_out) {
   if (Status s = OnlyKeys(j, "", {"schema", "name", "context", "connections", "node", "client", "loop", "one_way_us",
-                                 "replica_one_way_us", "fewer_connections", "measurements"});
+                                 "replica_one_way_us", "machine", "fewer_connections", "measurements"});
       !s.ok())
     return s;
   if (!j.contains("schema")) return Bad("schema", "missing");
@@ -432,9 +447,12 @@ Result<sim::CostModel> ProfileFromJson(const nlohmann::json& j, ProfileContext* 
     m.connections = *n;
   }
   if (Status s = ReadBody(j, &m); !s.ok()) return s;
+  if (j.contains("machine"))
+    if (Status s = ReadMachine(j.at("machine"), &m.machine); !s.ok()) return s;
   if (j.contains("fewer_connections")) {
     auto fewer = std::make_shared<sim::CostModel>();
     if (Status s = ReadFewer(j.at("fewer_connections"), m, fewer.get()); !s.ok()) return s;
+    fewer->machine = m.machine;  // the machine's, whatever the connections
     m.fewer = std::move(fewer);
   }
   if (context_out != nullptr) {

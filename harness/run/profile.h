@@ -35,6 +35,10 @@
 //    "replica_one_way_us": 17.2,                          optional: master to replica one way, µs,
 //                                                         a constant from 1 to 1e6 (absent: the
 //                                                         simulator's 1 ms)
+//    "machine": {"stalls_per_s": 6.1,                     optional: the machine's stalls, per CPU
+//                "stall_us": DIST},                         (a rate from 0 to 1e5 a second, and their
+//                                                         lengths; absent: none; sim/cost_model.h,
+//                                                         StallCosts); fewer_connections shares it
 //    "measurements": {...}}                               how each figure was measured: sample
 //                                                         counts, trimming, cross-checks (free
 //                                                         form, informative, not read back)

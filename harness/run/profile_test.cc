@@ -40,6 +40,8 @@ sim::CostModel Sample() {
   m.loop.socket_wakes = true;
   m.one_way_us = D({{0, 20}, {0.5, 25}, {1, 80}});
   m.replica_one_way_us = 30.5;
+  m.machine.per_s = 6.125;
+  m.machine.length_us = D({{0, 200}, {0.5, 500}, {1, 4000}});
   return m;
 }
 
@@ -94,6 +96,8 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(back->loop.socket_wakes);
   EXPECT_TRUE(SameDist(back->one_way_us, m.one_way_us));
   EXPECT_EQ(back->replica_one_way_us, 30.5);
+  EXPECT_EQ(back->machine.per_s, 6.125);
+  EXPECT_TRUE(SameDist(back->machine.length_us, m.machine.length_us));
   // The context comes back too; writing the loaded model again gives the same text.
   nlohmann::json j = nlohmann::json::parse(std::ifstream(Path("sub/p.json")));
   ProfileContext c2;
@@ -143,6 +147,10 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
       {[](auto& j) { j["loop"] = 3; }, "loop: must be an object"},
       {[](auto& j) { j["replica_one_way_us"] = 0; }, "replica_one_way_us: must be from 1 to 1000000"},
       {[](auto& j) { j["replica_one_way_us"] = "30"; }, "replica_one_way_us: must be a number"},
+      {[](auto& j) { j["machine"]["stalls_per_s"] = -1; }, "machine.stalls_per_s: must be from 0 to 100000"},
+      {[](auto& j) { j["machine"].erase("stalls_per_s"); }, "machine.stalls_per_s: missing or not a number"},
+      {[](auto& j) { j["machine"].erase("stall_us"); }, "machine.stall_us: missing"},
+      {[](auto& j) { j["machine"]["every_us"] = 1; }, "machine.every_us: unknown key"},
   };
   for (const Case& c : cases) {
     const Status s = LoadEdited(c.edit);
@@ -156,6 +164,7 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
                 j["client"].erase("wake_cpu_us");
                 j.erase("loop");
                 j.erase("replica_one_way_us");
+                j.erase("machine");
               }).ok());
   EXPECT_TRUE(LoadEdited([](auto& j) { j["loop"] = {{"model", "queue"}}; }).ok());
   // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed
@@ -214,6 +223,8 @@ TEST_F(CalibProfile, FewerConnectionsRoundTripAndChooseByClients) {
   EXPECT_TRUE(SameDist(back->fewer->node.command_us, few.node.command_us));
   EXPECT_TRUE(SameDist(back->fewer->client.wake_cpu_us, few.client.wake_cpu_us));
   EXPECT_EQ(back->fewer->fewer, nullptr);
+  EXPECT_EQ(back->fewer->machine.per_s, m.machine.per_s);  // one machine, whatever the connections
+  EXPECT_TRUE(SameDist(back->fewer->machine.length_us, m.machine.length_us));
   for (int clients : {1, 10, 141}) EXPECT_EQ(ForClients(*back, clients).connections, 20) << clients;
   for (int clients : {0, 142, 1000, 5000}) EXPECT_EQ(ForClients(*back, clients).connections, 1000) << clients;
   Result<sim::CostModel> chosen = ChooseProfile(Path("two.json"), 10);
