@@ -94,7 +94,7 @@ void Simulator::StepClientPass(size_t cpu) {
     uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once
     if (!p.crashed && now_us_ >= p.paused_until_us) {
       int64_t& busy_ns = cpu_busy_ns_[cpu];
-      const int64_t start_ns = std::max(busy_ns, now_ns - 999);  // the handler before ran at its end rounded up
+      const int64_t start_ns = WorkStartNs(cpu, now_ns);
       const int64_t cost_ns = StepCostNs(*c.cost, c.held);
       busy_ns = start_ns + cost_ns;
       client_cpu_ns_ += cost_ns;

@@ -83,15 +83,18 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
     cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];
     wake_debt_ns_[cpu] = 0;
   }
-  int64_t start = std::max(now_ns, cpu_busy_ns_[cpu]);
-  // A pass's handler runs at its event's end rounded up to the µs: its sends follow that end.
-  if (!client_loops_.empty() && client_loops_[cpu].running && now_ns - cpu_busy_ns_[cpu] < 1000)
-    start = cpu_busy_ns_[cpu];
+  int64_t start = WorkStartNs(cpu, now_ns);
   if (timer && cpu_busy_ns_[cpu] < now_ns) start += WakeFromIdleNs(cpu, now_ns);  // idle: the process wakes first
   const int64_t cost_ns = StepCostNs(cost, held);
   cpu_busy_ns_[cpu] = start + cost_ns;
   client_cpu_ns_ += cost_ns;
   return cpu_busy_ns_[cpu];
+}
+
+int64_t Simulator::WorkStartNs(size_t cpu, int64_t now_ns) const {
+  const int64_t busy_ns = cpu_busy_ns_[cpu];
+  if (!client_loops_.empty() && client_loops_[cpu].running && now_ns - busy_ns < 1000) return busy_ns;
+  return std::max(now_ns, busy_ns);
 }
 
 int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {

@@ -263,6 +263,10 @@ class Simulator {
   // u less the first row's at u, never below 0 (a node's poll; a client's under socket_wakes).
   double SocketLateUs(double idle_us, double u) const;
   int64_t StepCostNs(const CostDist& cost, bool held);  // a client step's CPU: cost (+ hold_us when held)
+  // When work handed to client CPU `cpu` at now_ns starts: once the CPU is free; in a running
+  // pass, a handler's work (and its sends) follows the handler before it at that one's end,
+  // which the event queue saw rounded up to the µs.
+  int64_t WorkStartNs(size_t cpu, int64_t now_ns) const;
   // A client event put back to ready_us, its CPU paid (Event::charged).
   void PushCharged(int64_t ready_us, const Event& ev, uint8_t charged);
   // The client process `client` runs in: 0 for all (one process) or its own.
@@ -382,14 +386,15 @@ class Simulator {
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do
   std::vector<int64_t> path_last_ns_; // passes: the last arrival on each path (FifoArriveNs)
-  // Client passes, per client CPU: the events that arrived since its pass began (for the next),
-  // the current pass's events not yet charged, and whether a pass is queued or running.
-  // Bounded by the events in flight.
-  // Each event keeps what ClientEventCost said of it when it arrived (classified once).
+  // A client event waiting for its pass, with what ClientEventCost said of it when it arrived
+  // (classified once).
   struct PassEvent {
     Event ev;
     ClientCharge charge;
   };
+  // Client passes, per client CPU: the events that arrived since its pass began (for the next),
+  // the current pass's events not yet charged, and whether a pass is queued or running.
+  // Bounded by the events in flight.
   struct ClientLoop {
     std::vector<PassEvent> arrived;
     std::vector<PassEvent> pass;
