@@ -124,8 +124,10 @@ struct LoopCosts {
 // client process's, a node's thread) stalls at Poisson times, per_s a second, each stall a draw
 // from length_us: it takes the CPU from its time, or from the end of a step under way then (a
 // step that has begun is not cut), and work that wants the CPU meanwhile waits for its end; a
-// stall while the CPU had nothing to do that is over before anything arrives changes nothing. per_s 0 (every profile before the key): none. The step figures above
-// are CPU time and leave these out; `locklab calibrate` measures them (calibrate.h).
+// stall while the CPU had nothing to do that is over before anything arrives changes nothing.
+// Each node stalls on its own (real runs put every redis-server on one CPU: a simplification).
+// per_s 0 (every profile before the key): none. The step figures above are CPU time and leave
+// these out; `locklab calibrate` measures them (calibrate.h).
 struct StallCosts {
   double per_s = 0;
   CostDist length_us;
