@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "harness/cli/cli.h"
@@ -126,17 +125,10 @@ int CalibrateCli::Run() const {
 }
 
 int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
-  std::ifstream f(machine_only_);
-  const nlohmann::json j = f ? nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
-  if (!f || j.is_discarded()) {
-    std::fprintf(stderr, "locklab: --machine-only %s: %s\n", machine_only_.c_str(),
-                 !f ? "cannot open it (give a profile file)" : "not JSON (give a profile file)");
-    return kExitBadInput;
-  }
   ProfileContext context;
-  Result<sim::CostModel> m = ProfileFromJson(j, &context);
-  if (!m.ok()) {
-    std::fprintf(stderr, "locklab: --machine-only %s: %s\n", machine_only_.c_str(), m.status().message().c_str());
+  Result<sim::CostModel> m = LoadProfile(machine_only_, &context);
+  if (!m.ok()) {  // a missing or broken input file is the user's to fix: exit 2 either way
+    std::fprintf(stderr, "locklab: --machine-only: %s (give a profile file)\n", m.status().message().c_str());
     return kExitBadInput;
   }
   CalibrateOptions o;

@@ -26,6 +26,7 @@ TEST_F(CalibCli, BadFlagsExit2AndRunNothing) {
   EXPECT_EQ(Cli({"calibrate", "--rounds", "many"}), kExitBadInput);
   EXPECT_EQ(Cli({"calibrate", "--fast"}), kExitBadInput);
   EXPECT_EQ(Cli({"calibrate", "--out", Path("dir/")}), kExitBadInput);
+  EXPECT_EQ(Cli({"calibrate", "--machine-only", Path("missing.json"), "--out", Path("o.json")}), kExitBadInput);
   EXPECT_FALSE(std::filesystem::exists(dir_));
   EXPECT_EQ(DefaultProfilePath().rfind("results/calibration/profile-", 0), 0u);
 }
@@ -57,6 +58,13 @@ TEST_F(CalibCli, CheckNamesTheBadKey) {
   EXPECT_NE(err.find("node.blpop_serve_us.points[0]"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_EQ(Cli({"calibrate", "--check", Path("missing.json")}), kExitInternal);
+  // --machine-only reads its profile before it measures anything: the same key, one line, exit 2.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"calibrate", "--machine-only", Path("bad.json"), "--out", Path("o.json")}), kExitBadInput);
+  const std::string err2 = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err2.find("node.blpop_serve_us.points[0]"), std::string::npos) << err2;
+  EXPECT_EQ(std::count(err2.begin(), err2.end(), '\n'), 1) << err2;
+  EXPECT_FALSE(std::filesystem::exists(Path("o.json")));
 }
 
 }  // namespace

@@ -76,6 +76,14 @@ Result<double> NonNegative(const nlohmann::json& v, const std::string& key) {
   return x;
 }
 
+// A number from lo to hi, bounds included; `range` says them in the error ("from 1 to 1000000 (µs)").
+Result<double> NumberIn(const nlohmann::json& v, const std::string& key, double lo, double hi, const char* range) {
+  if (!v.is_number()) return Bad(key, "must be a number");
+  const double x = v.get<double>();
+  if (!(x >= lo && x <= hi)) return Bad(key, std::string("must be ") + range);
+  return x;
+}
+
 Status ReadPoint(const nlohmann::json& pt, const std::string& key, std::pair<double, double>* out) {
   if (!pt.is_array() || pt.size() != 2) return Bad(key, "must be a pair [p, us]");
   Result<double> p = NonNegative(pt[0], key + ".p");
@@ -314,11 +322,9 @@ Status ReadBody(const nlohmann::json& j, sim::CostModel* m) {
   if (!one_way.ok()) return one_way.status();
   m->one_way_us = std::move(*one_way);
   if (j.contains("replica_one_way_us")) {
-    const nlohmann::json& r = j.at("replica_one_way_us");
-    if (!r.is_number()) return Bad("replica_one_way_us", "must be a number");
-    const double us = r.get<double>();
-    if (!(us >= 1 && us <= 1e6)) return Bad("replica_one_way_us", "must be from 1 to 1000000 (µs)");
-    m->replica_one_way_us = us;
+    Result<double> us = NumberIn(j.at("replica_one_way_us"), "replica_one_way_us", 1, 1e6, "from 1 to 1000000 (µs)");
+    if (!us.ok()) return us.status();
+    m->replica_one_way_us = *us;
   }
   return Status::Ok();
 }
@@ -326,12 +332,12 @@ Status ReadBody(const nlohmann::json& j, sim::CostModel* m) {
 // "machine": {"stalls_per_s": rate per CPU, from 0 to 100000, "stall_us": their lengths}.
 Status ReadMachine(const nlohmann::json& j, sim::StallCosts* m) {
   if (Status s = OnlyKeys(j, "machine", {"stalls_per_s", "stall_us"}); !s.ok()) return s;
-  if (!j.contains("stalls_per_s") || !j.at("stalls_per_s").is_number()) return Bad("machine.stalls_per_s", "missing or not a number");
-  const double per_s = j.at("stalls_per_s").get<double>();
-  if (!(per_s >= 0 && per_s <= 1e5)) return Bad("machine.stalls_per_s", "must be from 0 to 100000 (per second)");
+  if (!j.contains("stalls_per_s")) return Bad("machine.stalls_per_s", "missing");
+  Result<double> per_s = NumberIn(j.at("stalls_per_s"), "machine.stalls_per_s", 0, 1e5, "from 0 to 100000 (per second)");
+  if (!per_s.ok()) return per_s.status();
   Result<sim::CostDist> d = ReadDist(j, "stall_us", "machine.stall_us");
   if (!d.ok()) return d.status();
-  m->per_s = per_s;
+  m->per_s = *per_s;
   m->length_us = std::move(*d);
   return Status::Ok();
 }
@@ -473,14 +479,14 @@ const sim::CostModel& ForClients(const sim::CostModel& model, int clients) {
   return c * c < static_cast<int64_t>(model.fewer->connections) * model.connections ? *model.fewer : model;
 }
 
-Result<sim::CostModel> LoadProfile(const std::string& path) {
+Result<sim::CostModel> LoadProfile(const std::string& path, ProfileContext* context) {
   std::ifstream f(path);
   if (!f) return Status::Failed("cannot read profile " + path + ": " + std::strerror(errno));
   std::stringstream ss;
   ss << f.rdbuf();
   nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Invalid(path + ": not JSON");
-  Result<sim::CostModel> m = ProfileFromJson(j);
+  Result<sim::CostModel> m = ProfileFromJson(j, context);
   if (!m.ok()) return m.status().Prefixed(path);
   return m;
 }

@@ -92,9 +92,9 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
 // same directory and rename(), so a reader never sees half a profile. Failed on I/O errors.
 Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context);
 
-// Reads a profile. Invalid (naming the key) for a file that is not a valid profile, Failed when
-// it cannot be read.
-Result<sim::CostModel> LoadProfile(const std::string& path);
+// Reads a profile (and its context, when `context` is given). Invalid (naming the path and the
+// key) for a file that is not a valid profile, Failed when it cannot be read.
+Result<sim::CostModel> LoadProfile(const std::string& path, ProfileContext* context = nullptr);
 // What a run's `profile` field (RunSpec::profile) names: "default" (CommittedProfilePath()), "legacy"
 // (sim::LegacyCostModel(), built in) or a profile file's path. Each file is read once per process
 // (a cache; safe from several threads). Invalid "--profile FILE: KEY: what is wrong" when the

@@ -148,7 +148,8 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
       {[](auto& j) { j["replica_one_way_us"] = 0; }, "replica_one_way_us: must be from 1 to 1000000"},
       {[](auto& j) { j["replica_one_way_us"] = "30"; }, "replica_one_way_us: must be a number"},
       {[](auto& j) { j["machine"]["stalls_per_s"] = -1; }, "machine.stalls_per_s: must be from 0 to 100000"},
-      {[](auto& j) { j["machine"].erase("stalls_per_s"); }, "machine.stalls_per_s: missing or not a number"},
+      {[](auto& j) { j["machine"].erase("stalls_per_s"); }, "machine.stalls_per_s: missing"},
+      {[](auto& j) { j["machine"]["stalls_per_s"] = "6"; }, "machine.stalls_per_s: must be a number"},
       {[](auto& j) { j["machine"].erase("stall_us"); }, "machine.stall_us: missing"},
       {[](auto& j) { j["machine"]["every_us"] = 1; }, "machine.every_us: unknown key"},
   };
