@@ -6,7 +6,9 @@
 
 #include "algorithms/lock.h"
 #include "harness/cli/suite.h"
+#include "harness/real/wake_probe.h"
 #include "harness/report/report.h"
+#include "harness/run/host_info.h"
 #include "harness/run/parallel_runs.h"
 
 namespace locklab {
@@ -136,8 +138,17 @@ Result<StudyResult> RunStudy(const StudyOptions& o) {
   for (size_t bi = 0; bi < o.backends.size(); ++bi) {
     const bool sim = o.backends[bi] == "sim";
     if (!sim && reuse) continue;
+    nlohmann::ordered_json machine;
+    if (!sim)
+      machine = {{"start_utc", UtcNowText()},
+                 {"load_average", {{"start", LoadAverageText()}}},
+                 {"wake_late_us", {{"start", WakeLatenessJson(ProbeWakeLateness())}}}};
     RunBackend(o, *specs, bi * per_backend, per_backend, sim ? o.sim_seeds : o.redis_seeds,
                sim ? o.jobs : o.redis_jobs, &out);
+    if (sim) continue;
+    machine["load_average"]["end"] = LoadAverageText();
+    machine["wake_late_us"]["end"] = WakeLatenessJson(ProbeWakeLateness());
+    out.redis_machine = std::move(machine);
   }
   return out;
 }

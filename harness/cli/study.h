@@ -64,6 +64,10 @@ struct StudyCell {
 struct StudyResult {
   std::vector<StudyCell> cells;  // backend-major, then preset, then algorithm
   bool all_completed = true;
+  // The machine around the real-Redis block ({"start_utc", "load_average": {start, end},
+  // "wake_late_us": {start, end}}, harness/real/wake_probe.h); from the --redis-from file when
+  // reused (null when that file has none), null without a real block.
+  nlohmann::ordered_json redis_machine;
 };
 
 // Checks every cell's spec first (kInvalid naming the problem, before any run), then runs them.

@@ -13,6 +13,7 @@
 #include "harness/cli/suite.h"
 #include "harness/report/interval_json.h"
 #include "harness/report/known_gaps.h"
+#include "harness/real/wake_probe.h"
 #include "harness/report/text_table.h"
 #include "harness/run/build_info.h"
 
@@ -167,6 +168,27 @@ ojson KnownGapJson(const StudyCell& c) {
   return ojson{{"rates", std::move(rates)}, {"why", std::string((v != nullptr ? v : d)->why)}};
 }
 
+// "1 ms sleeps woke 58 µs late (median; p90 71), 5 ms 60 (p90 80)" from WakeLatenessJson's rows.
+std::string WakeText(const ojson& rows) {
+  std::vector<WakeLateness> v;
+  for (const ojson& r : rows)
+    v.push_back({r.value("sleep_us", 0), r.value("n", 0), r.value("median_us", 0.0), r.value("p90_us", 0.0)});
+  return WakeLatenessText(v);
+}
+
+// One line on the machine around the real block, when it was recorded.
+void MachineLine(const StudyResult& r, std::ostream& out) {
+  const ojson& m = r.redis_machine;
+  if (!m.is_object() || !m.contains("wake_late_us")) return;
+  const ojson& w = m["wake_late_us"];
+  const ojson load = m.value("load_average", ojson::object());
+  out << "The machine around real Redis's block (from " << m.value("start_utc", "") << "; JSON context.redis_machine):\n";
+  for (const char* when : {"start", "end"})
+    out << "  " << (std::string(when) == "start" ? "before" : "after") << ": "
+        << WakeText(w.value(when, ojson::array())) << "; load " << load.value(when, "") << "\n";
+  out << "\n";
+}
+
 }  // namespace
 
 std::string StudyTable(const StudyResult& r, const StudyOptions& o) {
@@ -178,7 +200,10 @@ std::string StudyTable(const StudyResult& r, const StudyOptions& o) {
     Block(r, b, seeds, false, out);
     Block(r, b, seeds, true, out);
   }
-  if (std::find(o.backends.begin(), o.backends.end(), "redis") != o.backends.end()) Disagreements(r, o, out);
+  if (std::find(o.backends.begin(), o.backends.end(), "redis") != o.backends.end()) {
+    Disagreements(r, o, out);
+    MachineLine(r, out);
+  }
   out << "Rates pool the seeds (events / acquisitions); the interval is cluster-robust over seeds (Student t,\n"
          "seeds - 1 df; all-zero cells: the Wilson upper bound of 0 in all acquisitions). * = a run did not\n"
          "complete (see the JSON). Presets:\n";
@@ -198,6 +223,7 @@ ojson StudyJson(const StudyResult& r, const StudyOptions& o) {
                        {"seeds", ojson{{"sim", o.sim_seeds}, {"redis", o.redis_seeds}}},
                        {"redis_from", o.redis_from.empty() ? ojson(nullptr) : ojson(o.redis_from)},
                        {"all_completed", r.all_completed}};
+  if (!r.redis_machine.is_null()) j["context"]["redis_machine"] = r.redis_machine;
   ojson presets = ojson::array();
   for (const SuitePreset& p : SuitePresets()) presets.push_back(ojson{{"name", p.name}, {"summary", p.summary}});
   j["presets"] = presets;

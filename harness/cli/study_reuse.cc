@@ -41,6 +41,8 @@ Status ReuseRedisCells(const StudyOptions& o, StudyResult* out) {
     return Status::Invalid(what + ": not a " + std::string(kStudySchema) + " file");
   try {
     const json& ctx = doc.at("context");
+    if (ctx.contains("redis_machine"))  // the machine around the recorded real block, carried with it
+      out->redis_machine = nlohmann::ordered_json::parse(ctx.at("redis_machine").dump());
     if (ctx.at("seeds").at("redis").get<int>() != o.redis_seeds)
       return Status::Invalid(what + ": it has " + std::to_string(ctx.at("seeds").at("redis").get<int>()) +
                              " real seeds per cell; give --redis-seeds that many");

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
 
 #include "algorithms/lock.h"
 #include "harness/cli/study.h"
 #include "harness/cli/suite.h"
+#include "harness/real/wake_probe.h"
 #include "harness/report/known_gaps.h"
 #include "harness/run/build_info.h"
 #include "harness/testing/cli_test_util.h"
@@ -134,10 +136,21 @@ TEST_F(StudyCli, RedisFromReusesTheRecordedRealCells) {
   }
   EXPECT_EQ(real, 4 * Algorithms().size());
   EXPECT_EQ(after["context"]["redis_from"], committed);
+  EXPECT_EQ(after["context"].contains("redis_machine"), before["context"].contains("redis_machine"));
   std::filesystem::remove(Path("r.json"));
   // What --redis-from is for: another profile's simulator block. A real cell's replay names no
   // profile (a real run does not use one), so the recorded cells still match.
   EXPECT_EQ(reuse({"--profile", "legacy"}, seeds), kExitOk);
+  std::filesystem::remove(Path("r.json"));
+  // The machine's state recorded around a real block travels with its cells.
+  nlohmann::json with_machine = before;
+  with_machine["context"]["redis_machine"] = {{"start_utc", "2026-11-28T21:00:00Z"}, {"wake_late_us", {{"start", 1}}}};
+  std::ofstream(Path("m.json")) << with_machine.dump();
+  ASSERT_EQ(Cli({"study", "--seeds", "1", "--redis-seeds", std::to_string(seeds), "--redis-from", Path("m.json"),
+                 "--out", Path("r.json"), "--quiet", "--no-progress", "--jobs", "2"}),
+            kExitOk);
+  EXPECT_EQ(nlohmann::json::parse(ReadAll(Path("r.json")))["context"]["redis_machine"],
+            with_machine["context"]["redis_machine"]);
   std::filesystem::remove(Path("r.json"));
   const std::vector<std::pair<std::vector<std::string>, int>> bad_inputs = {
       {{}, seeds + 1},                 // other real seeds
@@ -206,8 +219,23 @@ TEST(StudyTable, NamesTheRatesOutsideTheSimulatorsPrediction) {
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
   r.cells[3].violations_per_acq.estimate = 0.1;  // on the bound: inside
   EXPECT_NE(StudyTable(r, o).find("(cells x violations, damage): none"), std::string::npos);
+  // The machine's state around the real block, when recorded: two lines, in 120 columns.
+  EXPECT_EQ(StudyTable(r, o).find("The machine around"), std::string::npos);
+  const nlohmann::ordered_json rows = WakeLatenessJson({{1000, 20, 58.4, 71}, {5000, 20, 60, 80}});
+  r.redis_machine = {{"start_utc", "2026-11-28T21:00:00Z"},
+                     {"load_average", {{"start", "0.50 0.40 0.30"}, {"end", "1.50 0.60 0.35"}}},
+                     {"wake_late_us", {{"start", rows}, {"end", rows}}}};
+  const std::string with = StudyTable(r, o);
+  EXPECT_NE(with.find("  before: 1 ms sleeps woke 58 µs late (median; p90 71), 5 ms 60 (p90 80); load 0.50 0.40 0.30\n"),
+            std::string::npos)
+      << with;
+  EXPECT_NE(with.find("  after: 1 ms sleeps"), std::string::npos) << with;
+  std::istringstream with_lines(with);
+  for (std::string line; std::getline(with_lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  EXPECT_EQ(StudyJson(r, o)["context"]["redis_machine"]["start_utc"], "2026-11-28T21:00:00Z");
   o.backends = {"sim"};
   EXPECT_EQ(StudyTable(r, o).find("Where real Redis falls outside"), std::string::npos);
+  EXPECT_EQ(StudyTable(r, o).find("The machine around"), std::string::npos);
 }
 
 // A rate outside the prediction in one of the simulator's known gaps is listed apart, with its

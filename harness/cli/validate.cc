@@ -321,12 +321,15 @@ Result<ValidationResult> RunValidation(const ValidateOptions& o) {
   progress.total = progress.sim_left + progress.real_left;
   ValidationResult out;
   if (recorded) out.real_from = recorded->Source();
+  const bool real_now = progress.real_left > 0;
   out.load_start = LoadAverageText();
+  if (real_now) out.wake_start = ProbeWakeLateness();
   for (PlannedExperiment& p : *plan) {
     RunExperiment(&p, &progress, &out.all_completed);
     out.experiments.push_back(std::move(p.result));
   }
   out.load_end = LoadAverageText();
+  if (real_now) out.wake_end = ProbeWakeLateness();
   return out;
 }
 

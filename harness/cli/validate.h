@@ -21,6 +21,7 @@
 
 #include "algorithms/status.h"
 #include "harness/cli/validate_rule.h"
+#include "harness/real/wake_probe.h"
 #include "harness/run/run_spec.h"
 
 namespace locklab {
@@ -110,6 +111,9 @@ struct ValidationResult {
   bool all_completed = true;
   nlohmann::json real_from;  // --real-from: where the real figures come from; null otherwise
   std::string load_start, load_end;  // the machine's load averages (LoadAverageText) around the runs
+  // How late a sleeping thread woke (ProbeWakeLateness) before and after the runs; empty when no
+  // real run was made now (all of them from --real-from).
+  std::vector<WakeLateness> wake_start, wake_end;
 };
 
 // Checks the flags' values (group names, seed count, --out not a directory): Invalid names the flag.

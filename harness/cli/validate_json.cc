@@ -139,6 +139,8 @@ nlohmann::json ValidationJson(const ValidationResult& r, const ValidateOptions& 
                   {"profile", o.profile}};  // the simulator's cost profile
   if (!r.real_from.is_null()) context["real_from"] = r.real_from;  // real figures not run again
   context["load_average"] = {{"start", r.load_start}, {"end", r.load_end}};  // 1, 5, 15 min
+  if (!r.wake_start.empty())  // the machine's state around the real runs made now
+    context["wake_late_us"] = {{"start", WakeLatenessJson(r.wake_start)}, {"end", WakeLatenessJson(r.wake_end)}};
   json rule = {{"text", AgreementRuleText()},
                {"mean_factor", kAgreeMeanFactor},
                {"failed_fraction_of_requests", kAgreeFailedFraction},
@@ -177,6 +179,9 @@ std::string ValidationTable(const ValidationResult& r) {
   if (!r.real_from.is_null())
     out += "real Redis: the runs recorded in " + r.real_from.value("file", "") + " (" + r.real_from.value("date", "") +
            ", " + r.real_from.value("sha", "") + ") wherever they match; the others ran now\n";
+  if (!r.wake_start.empty())
+    out += "machine around the real runs: " + WakeLatenessText(r.wake_start) + " before; " +
+           WakeLatenessText(r.wake_end) + " after (load " + r.load_start + " -> " + r.load_end + ")\n";
   return out;
 }
 

@@ -268,6 +268,10 @@ TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
   for (const char* when : {"start", "end"}) {  // "1.00 0.50 0.20": three load averages
     const std::string load = j["context"]["load_average"][when].get<std::string>();
     EXPECT_EQ(std::count(load.begin(), load.end(), ' '), 2) << load;
+    const auto& wake = j["context"]["wake_late_us"][when];  // real runs were made: the machine's state
+    ASSERT_EQ(wake.size(), 2u) << j["context"];
+    EXPECT_EQ(wake[0]["sleep_us"], 1000);
+    EXPECT_GE(wake[0]["median_us"].get<double>(), 0.0);
   }
   std::set<std::string> groups;
   for (const auto& g : j["groups"]) {
@@ -310,6 +314,7 @@ TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
   const nlohmann::json k = nlohmann::json::parse(ReadAll(again));
   EXPECT_EQ(k["context"]["real_from"]["file"], out);
   EXPECT_EQ(k["context"]["real_from"]["sha"], j["context"]["sha"]);
+  EXPECT_FALSE(k["context"].contains("wake_late_us"));  // no real run made now: no state to record
   const nlohmann::json* first = nullptr;
   for (const auto& g : j["groups"])
     if (g["name"] == "gc-pause") first = &g;
