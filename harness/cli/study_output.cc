@@ -176,17 +176,24 @@ std::string WakeText(const ojson& rows) {
   return WakeLatenessText(v);
 }
 
-// One line on the machine around the real block, when it was recorded.
-void MachineLine(const StudyResult& r, std::ostream& out) {
+// Three lines on the machine around the real block, when it was recorded; none when the record
+// (perhaps from a --redis-from file) is not of the shape StudyResult::redis_machine says.
+void MachineLines(const StudyResult& r, std::ostream& out) {
   const ojson& m = r.redis_machine;
   if (!m.is_object() || !m.contains("wake_late_us")) return;
-  const ojson& w = m["wake_late_us"];
-  const ojson load = m.value("load_average", ojson::object());
-  out << "The machine around real Redis's block (from " << m.value("start_utc", "") << "; JSON context.redis_machine):\n";
-  for (const char* when : {"start", "end"})
-    out << "  " << (std::string(when) == "start" ? "before" : "after") << ": "
-        << WakeText(w.value(when, ojson::array())) << "; load " << load.value(when, "") << "\n";
-  out << "\n";
+  std::ostringstream lines;
+  try {
+    const ojson& w = m.at("wake_late_us");
+    const ojson load = m.value("load_average", ojson::object());
+    lines << "The machine around real Redis's block (from " << m.value("start_utc", "")
+          << "; JSON context.redis_machine):\n";
+    for (const char* when : {"start", "end"})
+      lines << "  " << (std::string(when) == "start" ? "before" : "after") << ": "
+            << WakeText(w.value(when, ojson::array())) << "; load " << load.value(when, "") << "\n";
+  } catch (const ojson::exception&) {
+    return;
+  }
+  out << lines.str() << "\n";
 }
 
 }  // namespace
@@ -202,7 +209,7 @@ std::string StudyTable(const StudyResult& r, const StudyOptions& o) {
   }
   if (std::find(o.backends.begin(), o.backends.end(), "redis") != o.backends.end()) {
     Disagreements(r, o, out);
-    MachineLine(r, out);
+    MachineLines(r, out);
   }
   out << "Rates pool the seeds (events / acquisitions); the interval is cluster-robust over seeds (Student t,\n"
          "seeds - 1 df; all-zero cells: the Wilson upper bound of 0 in all acquisitions). * = a run did not\n"
