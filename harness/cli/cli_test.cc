@@ -168,6 +168,13 @@ TEST_F(CliTest, RealRunsSayWhereTheirProcessesRan) {
     return CpuNote(out);
   };
   EXPECT_EQ(with({"--cpu-placement", "os"}, Path("os.json")), "CPUs: the scheduler's (--cpu-placement os)");
+  // A real run's report records the machine's state right after the runs (a simulator's never:
+  // its report must not change between runs, RunWritesTheSameReportTwice).
+  const nlohmann::json report = nlohmann::json::parse(ReadAll(Path("os.json")));
+  const auto& machine = report["context"]["machine_after"];
+  ASSERT_EQ(machine["wake_late_us"].size(), 2u) << report["context"];
+  EXPECT_EQ(machine["wake_late_us"][0]["sleep_us"], 1000);
+  EXPECT_FALSE(machine["load_average"].get<std::string>().empty());
   const std::string split = with({}, Path("split.json"));  // the default
   if (sysconf(_SC_NPROCESSORS_ONLN) >= 2 && split != "CPUs: the scheduler's (1 CPU)") {
     EXPECT_NE(split.find("event loop on CPU "), std::string::npos) << split;
@@ -190,6 +197,7 @@ TEST_F(CliTest, RunWritesTheSameReportTwice) {
   const std::string ra = ReadAll(Path("a.json")), rb = ReadAll(Path("b.json")), rc = ReadAll(Path("c.json"));
   EXPECT_FALSE(ra.empty());
   EXPECT_EQ(ra, rb);  // same seed, same build: same bytes
+  EXPECT_FALSE(nlohmann::json::parse(ra)["context"].contains("machine_after"));
   EXPECT_NE(ra, rc);
   EXPECT_FALSE(std::filesystem::exists(Path("a.json.tmp")));
 }
