@@ -6,23 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
+
+#include "harness/check/checkers.h"
+#include "harness/real/real_clock.h"
 
 namespace locklab {
 namespace {
 
 constexpr int kSleepsUs[] = {1000, 5000};
-
-int64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// The q-quantile of sorted values (nearest rank).
-double Quantile(const std::vector<double>& sorted, double q) {
-  const size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size() - 1, i == 0 ? 0 : i - 1)];
-}
 
 double Tenth(double us) { return std::round(us * 10) / 10; }
 
@@ -35,15 +27,15 @@ std::vector<WakeLateness> ProbeWakeLateness(int n) {
     std::vector<double> late_us;
     late_us.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
-      const int64_t due_ns = MonotonicNs() + static_cast<int64_t>(sleep_us) * 1000;
-      const timespec due{static_cast<time_t>(due_ns / 1'000'000'000), static_cast<long>(due_ns % 1'000'000'000)};
+      const int64_t due_us = MonotonicNowUs() + sleep_us;
+      const timespec due{static_cast<time_t>(due_us / 1'000'000), static_cast<long>(due_us % 1'000'000) * 1000};
       // EINTR (a signal woke it early): sleep on to the same deadline, a bounded number of times.
       for (int tries = 0; tries < 100 && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nullptr) != 0; ++tries) {
       }
-      late_us.push_back(static_cast<double>(MonotonicNs() - due_ns) / 1000.0);
+      late_us.push_back(static_cast<double>(MonotonicNowUs() - due_us));
     }
-    std::sort(late_us.begin(), late_us.end());
-    rows.push_back({sleep_us, n, Quantile(late_us, 0.5), Quantile(late_us, 0.9)});
+    const LatencySummary s = Summarize(std::move(late_us));  // nearest rank (harness/check/checkers.h)
+    rows.push_back({sleep_us, n, s.p50, s.p90});
   }
   return rows;
 }
