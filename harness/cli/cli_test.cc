@@ -182,6 +182,19 @@ TEST_F(CliTest, RealRunsSayWhereTheirProcessesRan) {
   }
 }
 
+// Each of a real suite's reports records the machine right after its runs, as `locklab run`'s.
+TEST_F(CliTest, RealSuiteReportsRecordTheMachine) {
+  ASSERT_EQ(Cli({"suite", "--backend", "redis", "--clients", "2", "--requests", "3", "--out-dir", dir_.string(),
+                 "--quiet", "--no-progress"}),
+            kExitOk);
+  for (const char* preset : {"none", "gc-pause", "net-delay", "clock-skew"}) {
+    const nlohmann::json report = nlohmann::json::parse(ReadAll(Path(std::string("suite-redis/") + preset + ".json")));
+    const auto& machine = report["context"]["machine_after"];
+    ASSERT_EQ(machine["wake_late_us"].size(), 2u) << preset;
+    EXPECT_FALSE(machine["load_average"].get<std::string>().empty()) << preset;
+  }
+}
+
 TEST_F(CliTest, RunWritesTheSameReportTwice) {
   const std::vector<std::string> args = {
       "run",           "--algorithm",   "token", "--clients",       "3",   "--requests", "20", "--quiet",

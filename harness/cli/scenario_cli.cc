@@ -10,6 +10,7 @@
 #include "algorithms/lock.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/sweep_run.h"
+#include "harness/real/wake_probe.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/run/config.h"
@@ -110,6 +111,7 @@ Status WriteScenarioReport(const Scenario& sc, const std::string& backend, const
     j->result.events = std::move(events);
   }
   json report = BuildReport(runs, MakeReportContext(runs));
+  if (backend == "redis") report["context"]["machine_after"] = MachineNowJson();  // as `locklab run`'s
   report["config"] = {{"scenario", sc.doc}, {"params", overrides}, {"seed", f.seed}, {"backend", backend}};
   if (backend == "sim") {  // the jobs share it: every run's spec has the profile and its name
     report["config"]["profile"] = f.profile;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "algorithms/lock.h"
+#include "harness/real/wake_probe.h"
 #include "harness/report/report.h"
 #include "harness/report/text_table.h"
 #include "harness/run/parallel_runs.h"
@@ -116,7 +117,9 @@ bool RunGroups(const SuiteOptions& o, const SpecGrid& specs, std::vector<std::ve
     results.push_back(std::move(r));
     if (results.size() < per_group) return;
     const std::string path = SuiteReportPath(o, o.backends[bi], presets[pi]);
-    if (Status st = WriteFileAtomic(path, ReportText(BuildReport(results, MakeReportContext(results)))); !st.ok()) {
+    nlohmann::json report = BuildReport(results, MakeReportContext(results));
+    if (o.backends[bi] == "redis") report["context"]["machine_after"] = MachineNowJson();  // as `locklab run`'s
+    if (Status st = WriteFileAtomic(path, ReportText(report)); !st.ok()) {
       std::fprintf(stderr, "locklab: %s\n", st.message().c_str());
       ok = false;
     } else if (o.progress) {

@@ -14,7 +14,6 @@
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/report/results_jsonl.h"
-#include "harness/run/host_info.h"
 #include "harness/run/jepsen_history.h"
 #include "harness/run/sweep_shard.h"
 #include "harness/run/write_file.h"
@@ -234,8 +233,7 @@ int SweepRun::WriteOutputs() {
   // The machine's state right after the real runs (not in a shard's report: shards must agree
   // on everything but their runs to merge).
   if (report["context"]["backend"] == "redis" && !req_.sharded)
-    report["context"]["machine_after"] = {{"load_average", LoadAverageText()},
-                                          {"wake_late_us", WakeLatenessJson(ProbeWakeLateness())}};
+    report["context"]["machine_after"] = MachineNowJson();
   if (req_.sharded)
     report["shard"] = {{"index", req_.shard.index},
                        {"count", req_.shard.count},

@@ -10,6 +10,7 @@
 
 #include "harness/check/checkers.h"
 #include "harness/real/real_clock.h"
+#include "harness/run/host_info.h"
 
 namespace locklab {
 namespace {
@@ -59,6 +60,10 @@ std::string WakeLatenessText(const std::vector<WakeLateness>& rows) {
     out += buf;
   }
   return out;
+}
+
+nlohmann::ordered_json MachineNowJson() {
+  return {{"load_average", LoadAverageText()}, {"wake_late_us", WakeLatenessJson(ProbeWakeLateness())}};
 }
 
 }  // namespace locklab

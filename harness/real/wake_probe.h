@@ -1,5 +1,5 @@
 // How late a sleeping thread wakes on this machine right now: a drift indicator recorded next to
-// real runs (validate, study), so that two sessions' real figures can be told apart by the
+// real runs (validate, study, and a real report's machine_after), so that two sessions' real figures can be told apart by the
 // machine's state. The simulator's client.wake_after_idle is measured through the real runtime's
 // event loop (`locklab calibrate`), which adds its own pass; this probe is the bare timer.
 #pragma once
@@ -26,5 +26,10 @@ std::vector<WakeLateness> ProbeWakeLateness(int n = 20);
 nlohmann::ordered_json WakeLatenessJson(const std::vector<WakeLateness>& rows);
 // "1 ms sleeps woke 58 µs late (median; p90 71), 5 ms 60 (p90 80)"; "" for no rows.
 std::string WakeLatenessText(const std::vector<WakeLateness>& rows);
+
+// The machine now, as a real-Redis report's context.machine_after records it right after its
+// runs (run, suite, scenario): {"load_average": LoadAverageText(), "wake_late_us": the probe's
+// rows}. Takes about 0.12 s.
+nlohmann::ordered_json MachineNowJson();
 
 }  // namespace locklab

@@ -339,6 +339,13 @@ TEST(ScenarioCli, SameSeedSameBytesAndExitCodes) {
   EXPECT_EQ(Cli({"scenario", "pause-misdelete", "--quiet", "--no-progress", "--out", b}), kExitOk);
   EXPECT_EQ(ReadAll(a), ReadAll(b));
   EXPECT_NE(ReadAll(a).find("\"replay\": \"locklab scenario pause-misdelete --variant broken"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(ReadAll(a))["context"].contains("machine_after"));  // a simulator's: never
+  // On real Redis the report records the machine right after its runs, as `locklab run`'s does.
+  const std::string real = (dir / "real.json").string();
+  EXPECT_EQ(Cli({"scenario", "pause-misdelete", "--backend", "redis", "--quiet", "--no-progress", "--out", real}), kExitOk);
+  const nlohmann::json machine = nlohmann::json::parse(ReadAll(real))["context"]["machine_after"];
+  ASSERT_EQ(machine["wake_late_us"].size(), 2u) << machine;
+  EXPECT_FALSE(machine["load_average"].get<std::string>().empty());
   // Asking the broken variant to show what the fixed one shows is a differing verdict: exit 1.
   EXPECT_EQ(Cli({"scenario", "no-such-scenario", "--no-progress"}), kExitBadInput);
   EXPECT_EQ(Cli({"scenario", "pause-misdelete", "--param", "nope=1", "--no-progress"}), kExitBadInput);
