@@ -52,6 +52,7 @@ void Simulator::OnClientPass(size_t cpu, uint64_t gen) {
   loop.timer_wake = false;
   loop.queued = false;
   loop.running = true;
+  ++loop_passes_;
   loop.pass.clear();
   loop.next = 0;
   // Sockets first, in the order they became ready; then the timers that were due, earliest
@@ -95,6 +96,7 @@ void Simulator::StepClientPass(size_t cpu) {
     if (!p.crashed && now_us_ >= p.paused_until_us) {
       int64_t& busy_ns = cpu_busy_ns_[cpu];
       const int64_t start_ns = WorkStartNs(cpu, now_ns);
+      if (on_loop_) LogLoopStep(ev, c, start_ns);
       const int64_t cost_ns = StepCostNs(*c.cost, c.held);
       busy_ns = start_ns + cost_ns;
       client_cpu_ns_ += cost_ns;
@@ -106,6 +108,7 @@ void Simulator::StepClientPass(size_t cpu) {
   }
   // The wake-up's CPU, once the pass is done: the loop's way back to sleep in epoll_wait (the way
   // out is in the wake-up's lateness, which was measured as how late the callback ran).
+  if (on_loop_) on_loop_(loop_passes_, 'E', -1, cpu_busy_ns_[cpu] / 1000);
   cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];
   wake_debt_ns_[cpu] = 0;
   loop.running = false;
@@ -115,6 +118,18 @@ void Simulator::StepClientPass(size_t cpu) {
     loop.queued = true;
     Push(std::max(now_us_, CeilUs(cpu_busy_ns_[cpu])), kClientPass, static_cast<int32_t>(cpu), loop.gen);
   }
+}
+
+void Simulator::LogLoopStep(const Event& ev, const ClientCharge& c, int64_t start_ns) {
+  char kind = 0;
+  if (ev.kind == kWake) kind = 'T';
+  if (ev.kind == kSendHeld) kind = 'W';
+  if (ev.kind == kDeliver) {
+    const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
+    if (f.reply.type != Reply::Type::kTimeout && (f.reply_unread || !f.reply_after_hold))
+      kind = 'R';  // read (a held reply's callback is not; a timeout reads nothing)
+  }
+  if (kind != 0) on_loop_(loop_passes_, kind, c.client, start_ns / 1000);
 }
 
 }  // namespace locklab::sim

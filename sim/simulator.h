@@ -197,6 +197,13 @@ class Simulator {
   using FaultObserver = std::function<void(int64_t t_us, const FaultRecord& record)>;
   void set_command_observer(CommandObserver f) { on_command_ = std::move(f); }
   void set_fault_observer(FaultObserver f) { on_fault_ = std::move(f); }
+  // Loop steps (client passes only; a debugging aid, the real runtime's LOCKLAB_LOOP_LOG in the
+  // simulator): `kind` 'T' a timer fired (a sleep's or a yield's), 'W' a command written (a held
+  // one when its hold ends, any other when sent, at the write's end), 'R' a reply read
+  // (a held one's callback later is not a step here, as the real log has none), 'E' the pass
+  // ended; `pass` counts the process's passes from 1; t_us is when the step began on its CPU.
+  using LoopObserver = std::function<void(int64_t pass, char kind, int client, int64_t t_us)>;
+  void set_loop_observer(LoopObserver f) { on_loop_ = std::move(f); }
 
   void SetLimits(int64_t max_events, int64_t max_time_us) {
     config_.max_events = max_events;
@@ -288,6 +295,7 @@ class Simulator {
   // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
   // pass; run a pass; charge the pass's next event once the one before it has run.
   void JoinClientPass(const Event& ev, const ClientCharge& charge);
+  void LogLoopStep(const Event& ev, const ClientCharge& c, int64_t start_ns);  // for on_loop_
   // socket_wakes: a socket event reaches `cpu` while it sleeps toward a late timer.
   void WakeForSocket(size_t cpu, int64_t now_ns);
   void OnClientPass(size_t cpu, uint64_t gen);
@@ -454,6 +462,8 @@ class Simulator {
   bool repl_cut_ = false;
   CommandObserver on_command_;
   FaultObserver on_fault_;
+  LoopObserver on_loop_;
+  int64_t loop_passes_ = 0;  // client passes begun, for on_loop_
 };
 
 }  // namespace locklab::sim

@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -193,6 +196,39 @@ TEST_F(CliTest, RealSuiteReportsRecordTheMachine) {
     ASSERT_EQ(machine["wake_late_us"].size(), 2u) << preset;
     EXPECT_FALSE(machine["load_average"].get<std::string>().empty()) << preset;
   }
+}
+
+// LOCKLAB_SIM_LOOP_LOG: the simulated client loop's steps in the real runtime's LOCKLAB_LOOP_LOG
+// format ("PASS KIND CLIENT T_US"), without changing the run.
+TEST_F(CliTest, SimLoopLogLeavesTheRunAsItWas) {
+  const std::vector<std::string> args = {"run", "--clients", "20", "--requests", "60", "--net-delay-ms", "0.05",
+                                         "--net-dist", "uniform", "--retry", "no4", "--retry-opt", "sleep-ms=5",
+                                         "--quiet", "--no-progress", "--out"};
+  std::vector<std::string> plain = args, logged = args;
+  plain.push_back(Path("plain.json"));
+  logged.push_back(Path("logged.json"));
+  ASSERT_EQ(Cli(plain), kExitOk);
+  ASSERT_EQ(setenv("LOCKLAB_SIM_LOOP_LOG", Path("loop.log").c_str(), 1), 0);
+  const int code = Cli(logged);
+  unsetenv("LOCKLAB_SIM_LOOP_LOG");
+  ASSERT_EQ(code, kExitOk);
+  EXPECT_EQ(ReadAll(Path("plain.json")), ReadAll(Path("logged.json")));
+  std::istringstream lines(ReadAll(Path("loop.log")));
+  std::map<char, int> kinds;
+  long long pass = 0, last_pass = 0, t_us = 0, last_t_us = 0;
+  int client = 0, n = 0;
+  char kind = 0;
+  for (std::string line; std::getline(lines, line) && n < 1000000; ++n) {
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lld %c %d %lld", &pass, &kind, &client, &t_us), 4) << line;
+    EXPECT_GE(pass, last_pass) << line;
+    EXPECT_GE(t_us, last_t_us) << line;  // one client process: its steps in time order
+    EXPECT_TRUE(kind == 'E' ? client == -1 : client >= 0 && client < 20) << line;
+    ++kinds[kind];
+    last_pass = pass;
+    last_t_us = t_us;
+  }
+  for (char k : {'T', 'W', 'R', 'E'}) EXPECT_GT(kinds[k], 0) << k;
+  EXPECT_EQ(kinds['W'], kinds['R']);  // every held command written, and its reply read, once
 }
 
 TEST_F(CliTest, RunWritesTheSameReportTwice) {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 
 #include "sim/simulator.h"
 
@@ -10,7 +13,7 @@ namespace {
 
 class SimRuntime : public Runtime {
  public:
-  SimRuntime(const BackendConfig& cfg, bool trace) : sim_(MakeConfig(cfg)), trace_(trace) {}
+  SimRuntime(const BackendConfig& cfg, bool trace) : sim_(MakeConfig(cfg)), trace_(trace) { OpenLoopLog(); }
 
   int client_count() const override { return sim_.config().clients; }
   int node_count() const override { return sim_.config().nodes; }
@@ -60,6 +63,19 @@ class SimRuntime : public Runtime {
   }
 
  private:
+  // LOCKLAB_SIM_LOOP_LOG=FILE: the client loop's steps, "PASS KIND CLIENT T_US" (the real
+  // runtime's LOCKLAB_LOOP_LOG format, sim/simulator.h's LoopObserver), to set the two side by
+  // side. For one run: each run of a process truncates the file.
+  void OpenLoopLog() {
+    const char* path = std::getenv("LOCKLAB_SIM_LOOP_LOG");
+    if (path == nullptr || *path == 0) return;
+    loop_log_.reset(std::fopen(path, "w"));
+    if (loop_log_ == nullptr) return;
+    sim_.set_loop_observer([f = loop_log_.get()](int64_t pass, char kind, int client, int64_t t_us) {
+      std::fprintf(f, "%lld %c %d %lld\n", static_cast<long long>(pass), kind, client, static_cast<long long>(t_us));
+    });
+  }
+
   static sim::SimConfig MakeConfig(const BackendConfig& cfg) {
     sim::SimConfig s;
     s.clients = cfg.clients;
@@ -75,6 +91,10 @@ class SimRuntime : public Runtime {
     return s;
   }
 
+  struct CloseFile {
+    void operator()(FILE* f) const { std::fclose(f); }
+  };
+  std::unique_ptr<FILE, CloseFile> loop_log_;  // before sim_: closed after the observer's last use
   sim::Simulator sim_;
   bool trace_;
 };
