@@ -201,7 +201,7 @@ class Simulator {
   // simulator): `kind` 'T' a timer fired (a sleep's or a yield's), 'W' a command written (a held
   // one when its hold ends, any other when sent, at the write's end), 'R' a reply read
   // (a held one's callback later is not a step here, as the real log has none), 'E' the pass
-  // ended; `pass` counts the process's passes from 1; t_us is when the step began on its CPU.
+  // ended; `pass` counts client passes (of every process) from 1; t_us is when the step began on its CPU.
   using LoopObserver = std::function<void(int64_t pass, char kind, int client, int64_t t_us)>;
   void set_loop_observer(LoopObserver f) { on_loop_ = std::move(f); }
 
