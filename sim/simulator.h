@@ -199,9 +199,9 @@ class Simulator {
   void set_fault_observer(FaultObserver f) { on_fault_ = std::move(f); }
   // Loop steps (client passes only; a debugging aid, the real runtime's LOCKLAB_LOOP_LOG in the
   // simulator): `kind` 'T' a timer fired (a sleep's or a yield's), 'W' a command written (a held
-  // one when its hold ends, any other when sent, at the write's end), 'R' a reply read
-  // (a held one's callback later is not a step here, as the real log has none), 'E' the pass
-  // ended; `pass` counts client passes (of every process) from 1; t_us is when the step began on its CPU.
+  // one when its hold ends, any other when sent, at the write's end), 'R' a reply read (a held
+  // one's callback later is not a step here, as the real log has none), 'E' the pass ended;
+  // `pass` counts client passes (of every process) from 1; t_us: when the step began on its CPU.
   using LoopObserver = std::function<void(int64_t pass, char kind, int client, int64_t t_us)>;
   void set_loop_observer(LoopObserver f) { on_loop_ = std::move(f); }
 
