@@ -1,7 +1,8 @@
 // How late a sleeping thread wakes on this machine right now: a drift indicator recorded next to
 // real runs (validate, study, a real report's machine_after), so that two sessions' real figures
-// can be told apart by the machine's state. The simulator's client.wake_after_idle is measured through the real runtime's
-// event loop (`locklab calibrate`), which adds its own pass; this probe is the bare timer.
+// can be told apart by the machine's state. The simulator's client.wake_after_idle is measured
+// through the real runtime's event loop (`locklab calibrate`), which adds its own pass; this
+// probe is the bare timer.
 #pragma once
 
 #include <nlohmann/json.hpp>
