@@ -217,6 +217,10 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
   x["command_wall_note"] = "the same batches' wall time per command (the server is not alone on the machine)";
   x["pipelined_command_us"] = R3(Mean(ns.pipelined_command_us));
   x["pipelined_note"] = "one connection, a batch pipelined, wall time per command: the I/O is amortized away";
+  x["command_us_after_idle_ms"] = MeansBy(ns.command_after_idle_us);
+  x["command_after_idle_note"] =
+      "server CPU per GET of a round of one GET from every connection at once, after the server idled this many ms "
+      "(0: right after a round); the figures above are measured back to back";
   x["ping_rtt_mean_us"] = R3(Mean(ns.ping_rtt_us));
   x["ping_server_cpu_us"] = R3(Mean(ns.ping_server_us));
   x["ping_client_cpu_us"] = R3(Mean(ns.ping_client_us));
@@ -253,6 +257,8 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   if (Status s = bench.ResetStats(); !s.ok()) return s;
   run.Say(head + "plain commands, " + std::to_string(run.sizes.drivers) + " connections");
   if (Status s = bench.Commands(); !s.ok()) return s.Prefixed("commands");
+  run.Say(head + "commands after the server idled");
+  if (Status s = bench.AfterIdle(); !s.ok()) return s.Prefixed("commands after idling");
   run.Say(head + "scripts");
   if (Status s = bench.ScriptFit(); !s.ok()) return s.Prefixed("scripts");
   if (Status s = bench.LocklabScripts(); !s.ok()) return s.Prefixed("locklab scripts");

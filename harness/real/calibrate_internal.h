@@ -41,6 +41,8 @@ struct Sizes {
   int wake_samples = 200;    // timer firings per idle time per round (wake_after_idle); a tenth
                              // of them at idle times of 10 ms and more
   int replica_pairs = 300;   // SET + WAIT 1 + PING per round on a master with one replica
+  std::vector<int> idle_ms = {0, 200, 2000};  // cross_checks.command_us_after_idle_ms: how long the
+  int idle_samples = 2;                       // server idles before a round of GETs; rounds of each
   static Sizes Quick();
   // The same batches at n connections (node drivers, runtime clients, message subscribers), for
   // the figures of runs with few clients (a profile's fewer_connections block).
@@ -53,6 +55,7 @@ struct NodeSamples {
   std::map<int, std::vector<double>> command_by_in_flight_us;  // in flight -> CPU per command
   std::vector<double> command_wall_us;       // lockstep wall time per command (cross-check)
   std::vector<double> pipelined_command_us;  // pipelined batch wall time per command (cross-check)
+  std::map<int, std::vector<double>> command_after_idle_us;  // idle ms -> CPU per command (cross-check)
   std::vector<double> ping_rtt_us;
   std::vector<double> ping_server_us, ping_client_us;  // CPU per PING: server, this process
   std::vector<double> script_us, script_call_us;
@@ -103,6 +106,10 @@ class NodeBench {
   NodeBench(int port, const Sizes& sizes, NodeSamples* out) : port_(port), sizes_(sizes), out_(out) {}
   Status Setup();  // connections, subscribers, waiters, scripts loaded
   Status Commands();
+  // Rounds of one GET from every driver at once, each after the server idled Sizes::idle_ms (0:
+  // right after a round): server CPU per command. A cross-check: a server that idled for long
+  // spends more on the work that wakes it, which the figures (measured back to back) leave out.
+  Status AfterIdle();
   Status Pings();
   Status ScriptFit();
   Status LocklabScripts();

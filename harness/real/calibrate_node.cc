@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/real/calibrate_internal.h"
@@ -86,6 +87,8 @@ Sizes Sizes::Quick() {
   s.wake_samples = 20;
   s.client_pairs = 1;
   s.replica_pairs = 50;
+  s.idle_ms = {0, 50};
+  s.idle_samples = 1;
   return s;
 }
 
@@ -249,6 +252,24 @@ Status NodeBench::Commands() {
     Result<double> p = TimedBatch(main_, pipelined, "pipelined SET/GET/DEL");
     if (!p.ok()) return p.status();
     out_->pipelined_command_us.push_back(*p / sizes_.batch);
+  }
+  return Status::Ok();
+}
+
+Status NodeBench::AfterIdle() {
+  auto get = [](int d, int) { return Argv{"GET", "calib:k" + std::to_string(d)}; };
+  const size_t all = drivers_.size();
+  for (int idle_ms : sizes_.idle_ms) {
+    for (int s = 0; s < sizes_.idle_samples; ++s) {
+      if (idle_ms > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
+      } else if (Result<std::pair<double, double>> warm = Lockstep(1, get, "GET", all); !warm.ok()) {
+        return warm.status();
+      }
+      Result<std::pair<double, double>> t = Lockstep(1, get, "GET after idling", all);
+      if (!t.ok()) return t.status();
+      out_->command_after_idle_us[idle_ms].push_back(t->first);
+    }
   }
   return Status::Ok();
 }

@@ -122,6 +122,10 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   const auto& by_in_flight = x["command_us_by_in_flight"];
   ASSERT_TRUE(by_in_flight.contains("1")) << by_in_flight.dump();
   EXPECT_GT(by_in_flight["1"].get<double>(), by_in_flight.back().get<double>());
+  // The rounds after the server idled (quick: 0 and 50 ms) were measured.
+  const auto& after_idle = x["command_us_after_idle_ms"];
+  ASSERT_TRUE(after_idle.contains("0") && after_idle.contains("50")) << after_idle.dump();
+  EXPECT_GT(after_idle["50"].get<double>(), 0.0);
   // More subscribers, more work per PUBLISH.
   const auto& pub = x["publish_us_by_subscribers"];
   EXPECT_GT(pub["100"].get<double>(), pub["0"].get<double>());
