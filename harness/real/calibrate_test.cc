@@ -54,6 +54,25 @@ void ExpectSane(const char* name, const sim::CostDist& d) {
   EXPECT_LE(d.AtUs(0.99), d.AtUs(1));
 }
 
+// The node's cross-checks of a quick calibration.
+void ExpectNodeCrossChecks(const nlohmann::ordered_json& x) {
+  // A script costs at least a plain command to execute (INFO commandstats, no I/O).
+  const auto& stats = x["commandstats_usec_per_call"];
+  ASSERT_TRUE(stats.contains("EVALSHA") && stats.contains("GET")) << stats.dump();
+  EXPECT_GE(stats["EVALSHA"].get<double>(), stats["GET"].get<double>());
+  // A command alone costs the node more than one of many read together (the wake is shared).
+  const auto& by_in_flight = x["command_us_by_in_flight"];
+  ASSERT_TRUE(by_in_flight.contains("1")) << by_in_flight.dump();
+  EXPECT_GT(by_in_flight["1"].get<double>(), by_in_flight.back().get<double>());
+  // The rounds after the server idled (quick: 0 and 50 ms) were measured.
+  const auto& after_idle = x["command_us_after_idle_ms"];
+  ASSERT_TRUE(after_idle.contains("0") && after_idle.contains("50")) << after_idle.dump();
+  EXPECT_GT(after_idle["50"].get<double>(), 0.0);
+  // More subscribers, more work per PUBLISH.
+  const auto& pub = x["publish_us_by_subscribers"];
+  EXPECT_GT(pub["100"].get<double>(), pub["0"].get<double>());
+}
+
 TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
   CalibrateOptions o;
   o.quick = true;
@@ -111,24 +130,9 @@ TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
     ExpectSane("wake_after_idle", row.late_us);
     EXPECT_GT(row.late_us.MeanUs(), 0.0) << row.idle_us;
   }
-  // A script costs at least a plain command: executing it (INFO commandstats, no I/O) and as
-  // a whole once it makes 16 calls (the I/O they share dominates one call).
-  const auto& x = c->context.measurements["cross_checks"];
-  const auto& stats = x["commandstats_usec_per_call"];
-  ASSERT_TRUE(stats.contains("EVALSHA") && stats.contains("GET")) << stats.dump();
-  EXPECT_GE(stats["EVALSHA"].get<double>(), stats["GET"].get<double>());
+  // A script making 16 calls costs at least a plain command (the I/O they share dominates a call).
   EXPECT_GE(m.node.script_us.MeanUs() + 16 * m.node.script_call_us.MeanUs(), m.node.command_us.MeanUs());
-  // A command alone costs the node more than one of many read together (the wake is shared).
-  const auto& by_in_flight = x["command_us_by_in_flight"];
-  ASSERT_TRUE(by_in_flight.contains("1")) << by_in_flight.dump();
-  EXPECT_GT(by_in_flight["1"].get<double>(), by_in_flight.back().get<double>());
-  // The rounds after the server idled (quick: 0 and 50 ms) were measured.
-  const auto& after_idle = x["command_us_after_idle_ms"];
-  ASSERT_TRUE(after_idle.contains("0") && after_idle.contains("50")) << after_idle.dump();
-  EXPECT_GT(after_idle["50"].get<double>(), 0.0);
-  // More subscribers, more work per PUBLISH.
-  const auto& pub = x["publish_us_by_subscribers"];
-  EXPECT_GT(pub["100"].get<double>(), pub["0"].get<double>());
+  ExpectNodeCrossChecks(c->context.measurements["cross_checks"]);
   EXPECT_EQ(c->context.redis_server_version.empty(), false);
   EXPECT_EQ(c->context.rounds, 1);
   EXPECT_TRUE(c->context.quick);
