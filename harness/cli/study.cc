@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 #include "algorithms/lock.h"
 #include "harness/cli/suite.h"
@@ -126,6 +127,13 @@ void RunBackend(const StudyOptions& o, const std::vector<RunSpec>& specs, size_t
   RunInOrder<RunFigures>(total, jobs, 8 * static_cast<size_t>(std::max(jobs, 1)), run, consume);
 }
 
+// MachineNowJson()'s figures under `when` ("start" or "end") in StudyResult::redis_machine's shape.
+void RecordMachine(const char* when, nlohmann::ordered_json* machine) {
+  nlohmann::ordered_json now = MachineNowJson();
+  (*machine)["load_average"][when] = std::move(now["load_average"]);
+  (*machine)["wake_late_us"][when] = std::move(now["wake_late_us"]);
+}
+
 }  // namespace
 
 Result<StudyResult> RunStudy(const StudyOptions& o) {
@@ -136,18 +144,15 @@ Result<StudyResult> RunStudy(const StudyOptions& o) {
   if (reuse) LOCKLAB_RETURN_IF_ERROR(ReuseRedisCells(o, &out));  // before any run: bad input first
   const size_t per_backend = SuitePresets().size() * Algorithms().size();
   for (size_t bi = 0; bi < o.backends.size(); ++bi) {
-    const bool sim = o.backends[bi] == "sim";
-    if (!sim && reuse) continue;
-    nlohmann::ordered_json machine;
-    if (!sim)
-      machine = {{"start_utc", UtcNowText()},
-                 {"load_average", {{"start", LoadAverageText()}}},
-                 {"wake_late_us", {{"start", WakeLatenessJson(ProbeWakeLateness())}}}};
-    RunBackend(o, *specs, bi * per_backend, per_backend, sim ? o.sim_seeds : o.redis_seeds,
-               sim ? o.jobs : o.redis_jobs, &out);
-    if (sim) continue;
-    machine["load_average"]["end"] = LoadAverageText();
-    machine["wake_late_us"]["end"] = WakeLatenessJson(ProbeWakeLateness());
+    if (o.backends[bi] == "sim") {
+      RunBackend(o, *specs, bi * per_backend, per_backend, o.sim_seeds, o.jobs, &out);
+      continue;
+    }
+    if (reuse) continue;
+    nlohmann::ordered_json machine = {{"start_utc", UtcNowText()}};
+    RecordMachine("start", &machine);
+    RunBackend(o, *specs, bi * per_backend, per_backend, o.redis_seeds, o.redis_jobs, &out);
+    RecordMachine("end", &machine);
     out.redis_machine = std::move(machine);
   }
   return out;
