@@ -108,7 +108,7 @@ void Simulator::StepClientPass(size_t cpu) {
   }
   // The wake-up's CPU, once the pass is done: the loop's way back to sleep in epoll_wait (the way
   // out is in the wake-up's lateness, which was measured as how late the callback ran).
-  if (on_loop_) on_loop_(loop_passes_, 'E', -1, cpu_busy_ns_[cpu] / 1000);
+  if (on_loop_) on_loop_(loop_passes_, 'E', -1, cpu_busy_ns_[cpu] / 1000, client_cpu_ns_ / 1000, client_wakes_);
   cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];
   wake_debt_ns_[cpu] = 0;
   loop.running = false;
@@ -129,7 +129,7 @@ void Simulator::LogLoopStep(const Event& ev, const ClientCharge& c, int64_t star
     if (f.reply.type != Reply::Type::kTimeout && (f.reply_unread || !f.reply_after_hold))
       kind = 'R';  // read (a held reply's callback is not; a timeout reads nothing)
   }
-  if (kind != 0) on_loop_(loop_passes_, kind, c.client, start_ns / 1000);
+  if (kind != 0) on_loop_(loop_passes_, kind, c.client, start_ns / 1000, kind == 'T' ? ev.t_us : -1, -1);
 }
 
 }  // namespace locklab::sim

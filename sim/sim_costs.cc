@@ -105,6 +105,7 @@ int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
     const double u = cost_rng_.Unit();
     late_ns = Ns(socket ? SocketLateUs(idle_us, u) : WakeLateUs(rows, idle_us, u));
   }
+  ++client_wakes_;
   const int64_t wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));  // no draw when the profile has none
   client_cpu_ns_ += wake_ns;
   wake_debt_ns_[cpu] += wake_ns;

@@ -265,7 +265,7 @@ void Simulator::StartCall(int client, PendingCall* call) {
     Push(SaturatingAdd(now_us_, delay), kSendHeld, static_cast<int32_t>(id), 0);
   } else {
     const int64_t leave_ns = ClientSendNs(client, /*held=*/delay > 0);
-    if (on_loop_ && client_passes()) on_loop_(loop_passes_, 'W', client, leave_ns / 1000);  // written at once
+    if (on_loop_ && client_passes()) on_loop_(loop_passes_, 'W', client, leave_ns / 1000, -1, -1);  // written at once
     SendRequest(id, leave_ns, delay, lost);
   }
   // Command-triggered faults: the command is on its way; the fault comes next at this instant.

@@ -201,8 +201,10 @@ class Simulator {
   // simulator): `kind` 'T' a timer fired (a sleep's or a yield's), 'W' a command written (a held
   // one when its hold ends, any other when sent, at the write's end), 'R' a reply read (a held
   // one's callback later is not a step here, as the real log has none), 'E' the pass ended;
-  // `pass` counts client passes (of every process) from 1; t_us: when the step began on its CPU.
-  using LoopObserver = std::function<void(int64_t pass, char kind, int client, int64_t t_us)>;
+  // `pass` counts client passes (of every process) from 1; t_us: when the step began on its CPU;
+  // x and y: for 'T' when it was due and -1, for 'E' the client CPU charged so far (µs) and the
+  // wake-ups from idle so far (as the real log's CPU and blocks), else -1.
+  using LoopObserver = std::function<void(int64_t pass, char kind, int client, int64_t t_us, int64_t x, int64_t y)>;
   void set_loop_observer(LoopObserver f) { on_loop_ = std::move(f); }
 
   void SetLimits(int64_t max_events, int64_t max_time_us) {
@@ -464,6 +466,7 @@ class Simulator {
   FaultObserver on_fault_;
   LoopObserver on_loop_;
   int64_t loop_passes_ = 0;  // client passes begun, for on_loop_
+  int64_t client_wakes_ = 0; // client wake-ups from idle, for on_loop_
 };
 
 }  // namespace locklab::sim

@@ -52,6 +52,18 @@ ojson MeansBy(const std::map<Key, std::vector<double>>& m) {
   return j;
 }
 
+// Per key: how many samples, and their median and 90th percentile (nearest rank).
+ojson QuantilesBy(const std::map<int, std::vector<double>>& m) {
+  ojson j = ojson::object();
+  for (const auto& [k, v] : m) {
+    std::vector<double> s = v;
+    std::sort(s.begin(), s.end());
+    const auto at = [&](double p) { return s.empty() ? 0.0 : s[static_cast<size_t>(p * static_cast<double>(s.size() - 1))]; };
+    j[std::to_string(k)] = ojson{{"n", s.size()}, {"p50", R3(at(0.5))}, {"p90", R3(at(0.9))}};
+  }
+  return j;
+}
+
 ojson SizesJson(const Sizes& s) {
   return ojson{{"drivers", s.drivers},
                {"batch", s.batch},
@@ -153,16 +165,16 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers,
 }
 
 // The master-to-replica trip, one way, a constant: (WAIT 1 after a SET - a PING) / 2, from the
-// rounds' means; 0 (the simulator's own default) when nothing was measured.
+// rounds' medians (their mean); 0 (the simulator's own default) when nothing was measured.
 // (Indexes `measurements` afresh: a reference into an ordered_json object dies when a key is added.)
 double ReplicaFigure(const NodeSamples& ns, ojson* measurements) {
   if (ns.replica_wait_us.empty()) return 0;
   const double wait = Mean(ns.replica_wait_us), ping = Mean(ns.replica_ping_us);
   (*measurements)["figures"]["replica_one_way_us"] = ojson{
       {"samples", ns.replica_wait_us.size()},
-      {"method", "on a master with one replica (servers of their own), (mean wall time of WAIT 1 1000 right after a "
-                 "SET - mean wall time of a PING after it) / 2, at least 1: the write's state there and the "
-                 "acknowledgement back; one sample per round"}};
+      {"method", "on a master with one replica (servers of their own), (median wall time of WAIT 1 1000 right after a "
+                 "SET - median wall time of a PING after it) / 2, at least 1: the write's state there and the "
+                 "acknowledgement back; one sample per round (its pairs' medians), the rounds' mean"}};
   (*measurements)["cross_checks"]["replica_wait_us"] = R3(wait);
   (*measurements)["cross_checks"]["replica_ping_us"] = R3(ping);
   return std::max(1.0, R3((wait - ping) / 2));
@@ -238,6 +250,10 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
       "the same PUBLISHes to subscribers that do nothing but wait again: CPU per message, less the publisher's command";
   x["client_light_load_cpu_per_step_us"] = R3(Mean(cs.idle_step_cpu_us));
   x["client_light_load_blocks_per_step"] = R3(Mean(cs.idle_step_blocks));
+  x["client_wake_in_crowd_us"] = QuantilesBy(cs.crowd_wake_late_us);
+  x["client_wake_in_crowd_note"] =
+      "client.wake_after_idle's lateness in the light load (a thousand clients sleeping at random, then a GET): "
+      "a timer that began a pass of the loop after it idled, by the idle row nearest the idle time";
   m.replica_one_way_us = ReplicaFigure(ns, measurements);
   return m;
 }

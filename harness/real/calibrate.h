@@ -29,7 +29,8 @@
 //    work and wake-ups; the client's CPU per PING is reported next to it.
 //  - replica_one_way_us: on a master with one replica (servers of their own, started after the
 //    others stop: a replica makes the master's writes cost more), replica_pairs times a SET, a
-//    timed WAIT 1 1000 and a timed PING; (mean WAIT - mean PING) / 2, one sample per round.
+//    timed WAIT 1 1000 and a timed PING; (WAIT - PING) / 2 from each round's medians (a stalled
+//    pair moves a mean by more than the trip), one sample per round.
 //  - client.send_us, client.reply_us, client.timer_us: CPU (getrusage user + sys) of locklab's
 //    own real runtime (RedisRuntime: one process, one libevent loop, history traced) running N
 //    clients that each send M GETs one after the other, or sleep M times 100 µs; two M per

@@ -1,5 +1,6 @@
 // The client measurements of Calibrate (calibrate.h): CPU of locklab's own real runtime.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -106,16 +107,18 @@ Task<void> IdleLoop(Env& env, Command cmd, int n, int64_t mean_gap_us) {
 
 struct IdleRun {
   double cpu_us = 0, blocks = 0;
+  std::vector<RedisRuntime::WakeSample> wakes;  // the loop's wake-ups for a timer after idling
 };
 Result<IdleRun> IdleRunCost(const std::string& address, int clients, int n) {
   BackendConfig cfg;
   cfg.clients = clients;
   const int64_t mean_gap_us = static_cast<int64_t>(clients) * 1'000'000 / kIdleEventsPerS;
+  IdleRun out;
   const auto start = [&](Runtime& rt) {
+    static_cast<RedisRuntime&>(rt).RecordWakes(&out.wakes);
     for (int c = 0; c < clients; ++c)
       rt.StartClient(c, IdleLoop(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), n, mean_gap_us));
   };
-  IdleRun out;
   Result<double> cpu = RuntimeRunCpuUs(address, cfg, start, {}, &out.blocks);
   if (!cpu.ok()) return cpu.status();
   out.cpu_us = *cpu;
@@ -208,6 +211,13 @@ Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::functio
 
 }  // namespace
 
+int NearestWakeIdleUs(double idle_us) {
+  int best = kWakeIdleUs[0];
+  for (int row : kWakeIdleUs)
+    if (std::abs(std::log(idle_us / row)) < std::abs(std::log(idle_us / best))) best = row;
+  return best;
+}
+
 Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   for (const bool herd : {false, true}) {
     const double timer_us = out->timer_alone_us.empty() ? 0.0 : out->timer_alone_us.back();
@@ -229,6 +239,8 @@ Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples*
   if (blocks <= 0) return Status::Failed("the real runtime's loop never blocked in the light load");
   out->idle_step_cpu_us.push_back((large.cpu_us - small.cpu_us) / steps);
   out->idle_step_blocks.push_back(blocks / steps);
+  for (const IdleRun* run : {&small, &large})
+    for (const RedisRuntime::WakeSample& w : run->wakes) out->crowd_wake_late_us[NearestWakeIdleUs(w.idle_us)].push_back(w.late_us);
   return Status::Ok();
 }
 

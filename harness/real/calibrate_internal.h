@@ -66,8 +66,8 @@ struct NodeSamples {
   std::map<std::string, std::vector<double>> locklab_script_us;  // script name -> per EVALSHA
   std::map<std::string, std::pair<double, double>> commandstats;  // command -> (calls, usec)
   double info_cost_us = 0;  // one INFO cpu's own server CPU, taken out of every CPU difference
-  // Per round, on a master with one replica: the mean wall time of WAIT 1 right after a SET, and
-  // of a PING after it (the round trip alone).
+  // Per round, on a master with one replica: the median wall time of WAIT 1 right after a SET,
+  // and of a PING after it (the round trip alone).
   std::vector<double> replica_wait_us, replica_ping_us;
 };
 
@@ -79,6 +79,9 @@ struct ClientSamples {
   std::vector<double> idle_step_cpu_us;  // light load (sleep then GET): CPU per step
   std::vector<double> idle_step_blocks;  // ... and the loop's blocks (wake-ups from idle) per step
   std::map<int, std::vector<double>> wake_late_us;  // idle µs -> how late a timer fired after it
+  // The same in the light load's crowd (a thousand clients, wake-ups for timers after the loop
+  // idled: RedisRuntime::RecordWakes), by the row of kWakeIdleUs nearest the idle time (in ratio).
+  std::map<int, std::vector<double>> crowd_wake_late_us;
   std::vector<double> publish_cpu_us;  // per PUBLISH to Sizes::subscribers clients of the runtime:
                                        // the publisher's command and every subscriber's message
   std::vector<double> herd_publish_cpu_us;  // the same with every subscriber sending one GET per
@@ -87,6 +90,8 @@ struct ClientSamples {
 
 // The idle times wake_after_idle is measured at (µs).
 inline constexpr int kWakeIdleUs[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 50000};
+// The row of kWakeIdleUs nearest `idle_us` in ratio (the first below it, the last above it).
+int NearestWakeIdleUs(double idle_us);
 
 struct Conn {
   struct Free {
@@ -156,7 +161,7 @@ Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples*
 
 // A master with one replica (its own servers, not the ones measured above: a replica makes the
 // master's writes cost more): replica_pairs times a SET, a timed WAIT 1 1000 (which must say 1),
-// a timed PING; appends one mean of each. The replica trip is (WAIT - PING) / 2: the write's
+// a timed PING; appends the median of each. The replica trip is (WAIT - PING) / 2: the write's
 // state there and the acknowledgement back.
 Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out);
 

@@ -198,7 +198,9 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
   while (mains_left > 0 && fail_msg.empty()) {
     ++loop_pass;
     if (event_base_loop(base, EVLOOP_ONCE) < 0) Fail("redis runtime: the event loop failed");
-    LoopLog('E', -1, "");
+    if (loop_log != nullptr) LogPassEnd();
+    pass_end_us = TrueNowUs();
+    pass_steps = 0;
   }
   if (loop_log != nullptr) std::fclose(loop_log);
   loop_log = nullptr;
@@ -353,6 +355,8 @@ std::string RedisRuntime::endpoint_address(int endpoint) const {
 Result<std::string> RedisRuntime::QueryEndpoint(int endpoint, const std::vector<std::string>& argv) const {
   return QueryRedis(impl_->ep_host[static_cast<size_t>(endpoint)], impl_->ep_port[static_cast<size_t>(endpoint)], argv);
 }
+
+void RedisRuntime::RecordWakes(std::vector<WakeSample>* out) { impl_->wake_samples = out; }
 
 RedisServers* RedisRuntime::servers() { return impl_->servers.get(); }
 

@@ -118,6 +118,16 @@ class RedisRuntime : public Runtime {
   Result<std::string> QueryEndpoint(int endpoint, const std::vector<std::string>& argv) const;
   // Our servers, or nullptr when the endpoints were given.
   RedisServers* servers();
+  // A sleep's timer that begins a pass of the loop after the loop had nothing to do: how long the
+  // loop had been idle when the timer fell due (since its last pass ended) and how late its
+  // coroutine resumed. With `out` set before Run(), Run() appends one per such wake-up (at most
+  // kMaxWakeSamples); `locklab calibrate` measures the wake-up after idling in a crowd this way.
+  struct WakeSample {
+    double idle_us = 0;
+    double late_us = 0;
+  };
+  static constexpr size_t kMaxWakeSamples = 1'000'000;
+  void RecordWakes(std::vector<WakeSample>* out);
 
  private:
   friend Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig&, const std::vector<std::string>&);

@@ -155,6 +155,7 @@ bool RedisRuntime::Impl::Write(CallRec* rec, Conn& conn, bool eval) {
   for (const auto& a : cmd.argv) AppendRespWord(&out, a);
   if (redisAsyncFormattedCommand(conn.ac, &Impl::OnReply, rec, out.data(), out.size()) != REDIS_OK) return false;
   rec->hiredis_pending = true;
+  ++pass_steps;
   if (loop_log != nullptr) LoopLog('W', rec->client, cmd.script != Script::kNone ? "script" : cmd.Name().c_str());
   WriteSoon(conn);
   return true;
@@ -178,6 +179,7 @@ void RedisRuntime::Impl::OnReply(redisAsyncContext* ac, void* r, void* privdata)
     return;
   }
   Reply reply = FromHiredis(static_cast<redisReply*>(r));
+  ++rt->pass_steps;
   if (rt->loop_log != nullptr) rt->LoopLog('R', rec->client, ToString(reply).c_str());
   if (rec->cmd.script != Script::kNone && !rec->retried_eval && reply.is_error() &&
       reply.str.rfind("NOSCRIPT", 0) == 0) {

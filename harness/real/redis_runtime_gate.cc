@@ -133,7 +133,19 @@ void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handl
     return;
   }
   const Item item{Item::kResume, client, h.address()};
-  After(OnClientClockUs(client, us), [this, item] { LoopLog('T', item.client, ""); Dispatch(item, /*direct=*/true); });
+  const int64_t in_us = OnClientClockUs(client, us);
+  const int64_t due_us = loop_log != nullptr || wake_samples != nullptr ? TrueNowUs() + in_us : 0;
+  After(in_us, [this, item, due_us] {
+    SleepFired(item.client, due_us);
+    Dispatch(item, /*direct=*/true);
+  });
+}
+
+void RedisRuntime::Impl::SleepFired(int client, int64_t due_us) {
+  if (loop_log != nullptr) LoopLog('T', client, std::to_string(due_us).c_str());
+  const bool wake = pass_steps++ == 0 && due_us > pass_end_us;  // the pass's first step, due after the last one
+  if (wake && wake_samples != nullptr && wake_samples->size() < RedisRuntime::kMaxWakeSamples)
+    wake_samples->push_back({static_cast<double>(due_us - pass_end_us), static_cast<double>(TrueNowUs() - due_us)});
 }
 
 void RedisRuntime::Impl::Spawn(int client, Task<void> task) {

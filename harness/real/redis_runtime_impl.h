@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "harness/real/cpu_placement.h"
+#include "harness/real/cpu_time.h"
 #include "harness/real/real_clock.h"
 #include "harness/real/redis_runtime.h"
 #include "harness/real/sentinel.h"
@@ -282,14 +283,28 @@ struct RedisRuntime::Impl {
   std::unordered_set<Later*> laters;
   int in_read = 0;                   // depth of hiredis read handling (reply callbacks)
   // LOCKLAB_LOOP_LOG=FILE: a line per step of the event loop, "PASS KIND CLIENT T_US WHAT" with
-  // KIND T (a sleep's timer fired), W (a command written), R (a reply read) or E (the pass
-  // ended); how the simulator's passes loop was checked against this runtime (README).
+  // KIND T (a sleep's timer fired; WHAT: when it was due, µs), W (a command written; its name),
+  // R (a reply read; the reply) or E (the pass ended; WHAT: the loop thread's CPU so far, user and
+  // system, µs, and how many times it blocked: what a pass cost outside its steps, and whether it
+  // slept); how the simulator's passes loop was checked against this runtime (README).
   FILE* loop_log = nullptr;
   int64_t loop_pass = 0;
+  // RecordWakes: where the samples go (null: not recorded), when the last pass ended, and the
+  // steps (T, W, R) of the pass under way.
+  std::vector<RedisRuntime::WakeSample>* wake_samples = nullptr;
+  int64_t pass_end_us = 0;
+  int pass_steps = 0;
+  void SleepFired(int client, int64_t due_us);
   void LoopLog(char kind, int client, const char* what) const {
     if (loop_log != nullptr)
       std::fprintf(loop_log, "%lld %c %d %lld %s\n", static_cast<long long>(loop_pass), kind, client,
                    static_cast<long long>(TrueNowUs()), what);
+  }
+  void LogPassEnd() const {
+    // The clock, not getrusage's CPU: that is brought up to date only when the thread blocks or
+    // at the scheduler's tick, too coarse for a pass.
+    LoopLog('E', -1, (std::to_string(ClockUs(CLOCK_THREAD_CPUTIME_ID)) + " " +
+                      std::to_string(static_cast<long long>(ThreadBlocks()))).c_str());
   }
   std::vector<Conn*> flush;          // connections written to from inside a reply callback
   std::vector<FaultAction> planned;

@@ -211,7 +211,7 @@ TEST(RedisRuntime, LoopLogWritesEachStepWithItsPass) {
   unsetenv("LOCKLAB_LOOP_LOG");
   std::ifstream in(path);
   std::string steps;  // the kinds of client 0's steps, in order
-  int64_t pass = 0, last_pass = 0, ends = 0;
+  int64_t pass = 0, last_pass = 0, ends = 0, last_cpu_us = 0, last_blocks = 0;
   std::string kind, what;
   int client = 0;
   int64_t t_us = 0;
@@ -223,15 +223,47 @@ TEST(RedisRuntime, LoopLogWritesEachStepWithItsPass) {
     std::getline(l >> std::ws, what);
     EXPECT_GE(pass, last_pass) << line;
     last_pass = pass;
-    if (kind == "E") ++ends;
+    if (kind == "E") {  // the loop thread's CPU and blocks so far: both only grow
+      ++ends;
+      int64_t cpu_us = -1, blocks = -1;
+      ASSERT_TRUE(std::istringstream(what) >> cpu_us >> blocks) << line;
+      EXPECT_GE(cpu_us, last_cpu_us) << line;
+      EXPECT_GE(blocks, last_blocks) << line;
+      last_cpu_us = cpu_us;
+      last_blocks = blocks;
+    }
     if (client != 0) continue;
     steps += kind;
+    if (kind == "T") EXPECT_LE(std::stoll(what), t_us);  // due before it fired
     if (kind == "W") EXPECT_EQ(what, "GET");
     if (kind == "R") EXPECT_EQ(what, "(nil)");
   }
   std::remove(path.c_str());
   EXPECT_EQ(steps, "TWR");
   EXPECT_GE(ends, 2);
+  EXPECT_GT(last_cpu_us, 0);
+  EXPECT_GE(last_blocks, 1);  // it slept through the 1 ms sleep at least once
+}
+
+// RecordWakes: a client that only sleeps 2 ms at a time wakes the idle loop for each sleep; each
+// wake-up says how long the loop idled (about the sleep) and how late the timer ran.
+TEST(RedisRuntime, RecordWakesSaysHowLongTheLoopIdledAndHowLateItWoke) {
+  auto rt = Make(Cfg());
+  ASSERT_TRUE(rt);
+  std::vector<RedisRuntime::WakeSample> wakes;
+  rt->RecordWakes(&wakes);
+  auto sleeps = [](Env& env) -> Task<void> {
+    for (int i = 0; i < 5; ++i) co_await env.SleepUs(2000);
+  };
+  rt->StartClient(0, sleeps(rt->env(0)));
+  MustRun(*rt);
+  ASSERT_GE(wakes.size(), 4u);  // the first may share its pass with the start
+  for (const auto& w : wakes) {
+    EXPECT_GT(w.idle_us, 1000);
+    EXPECT_LE(w.idle_us, 2000);
+    EXPECT_GE(w.late_us, 0);
+    EXPECT_LT(w.late_us, 50'000);
+  }
 }
 
 TEST(RedisRuntime, ClientClocksAndRandomAreTheClients) {

@@ -63,16 +63,20 @@ class SimRuntime : public Runtime {
   }
 
  private:
-  // LOCKLAB_SIM_LOOP_LOG=FILE: the client loop's steps, "PASS KIND CLIENT T_US" (the real
-  // runtime's LOCKLAB_LOOP_LOG format, sim/simulator.h's LoopObserver), to set the two side by
-  // side. For one run: each run of a process truncates the file.
+  // LOCKLAB_SIM_LOOP_LOG=FILE: the client loop's steps, "PASS KIND CLIENT T_US WHAT" (the real
+  // runtime's LOCKLAB_LOOP_LOG format, sim/simulator.h's LoopObserver; WHAT: a timer's due time,
+  // a pass end's client CPU and wake-ups so far, nothing for a write or a read), to set the two
+  // side by side. For one run: each run of a process truncates the file.
   void OpenLoopLog() {
     const char* path = std::getenv("LOCKLAB_SIM_LOOP_LOG");
     if (path == nullptr || *path == 0) return;
     loop_log_.reset(std::fopen(path, "w"));
     if (loop_log_ == nullptr) return;
-    sim_.set_loop_observer([f = loop_log_.get()](int64_t pass, char kind, int client, int64_t t_us) {
-      std::fprintf(f, "%lld %c %d %lld\n", static_cast<long long>(pass), kind, client, static_cast<long long>(t_us));
+    sim_.set_loop_observer([f = loop_log_.get()](int64_t pass, char kind, int client, int64_t t_us, int64_t x, int64_t y) {
+      std::fprintf(f, "%lld %c %d %lld", static_cast<long long>(pass), kind, client, static_cast<long long>(t_us));
+      for (const int64_t v : {x, y})
+        if (v >= 0) std::fprintf(f, " %lld", static_cast<long long>(v));
+      std::fputc('\n', f);
     });
   }
 
