@@ -2,7 +2,8 @@
 // real runs (validate, study, a real report's machine_after), so that two sessions' real figures
 // can be told apart by the machine's state. The simulator's client.wake_after_idle is measured
 // through the real runtime's event loop (`locklab calibrate`), which adds its own pass; this
-// probe is the bare timer.
+// probe is the bare timer, with the thread's default timer slack (50 µs), which the runtime's
+// timerfd timers lack: it reads about 30-50 µs above what they see (README, "The report").
 #pragma once
 
 #include <nlohmann/json.hpp>
