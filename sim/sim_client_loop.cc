@@ -126,8 +126,8 @@ void Simulator::LogLoopStep(const Event& ev, const ClientCharge& c, int64_t star
   if (ev.kind == kSendHeld) kind = 'W';
   if (ev.kind == kDeliver) {
     const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-    if (f.reply.type != Reply::Type::kTimeout && (f.reply_unread || !f.reply_after_hold))
-      kind = 'R';  // read (a held reply's callback is not; a timeout reads nothing)
+    if (f.reply.type != Reply::Type::kTimeout)  // a timeout reads nothing
+      kind = f.reply_unread || !f.reply_after_hold ? 'R' : 'H';  // read, or a held reply's callback
   }
   if (kind != 0) on_loop_(loop_passes_, kind, c.client, start_ns / 1000, kind == 'T' ? ev.t_us : -1, -1);
 }

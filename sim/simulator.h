@@ -199,8 +199,8 @@ class Simulator {
   void set_fault_observer(FaultObserver f) { on_fault_ = std::move(f); }
   // Loop steps (client passes only; a debugging aid, the real runtime's LOCKLAB_LOOP_LOG in the
   // simulator): `kind` 'T' a timer fired (a sleep's or a yield's), 'W' a command written (a held
-  // one when its hold ends, any other when sent, at the write's end), 'R' a reply read (a held
-  // one's callback later is not a step here, as the real log has none), 'E' the pass ended;
+  // one when its hold ends, any other when sent, at the write's end), 'R' a reply read, 'H' a
+  // held reply's callback when its hold ends, 'E' the pass ended;
   // `pass` counts client passes (of every process) from 1; t_us: when the step began on its CPU;
   // x and y: for 'T' when it was due and -1, for 'E' the client CPU charged so far (µs) and the
   // wake-ups from idle so far (as the real log's CPU and blocks), else -1.

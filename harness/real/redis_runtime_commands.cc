@@ -41,7 +41,11 @@ void RedisRuntime::Impl::Hop(int client, int endpoint, Leg leg, int64_t extra_us
   }
   if (rec != nullptr) rec->hold_pending = true;
   const uint64_t seq = rec != nullptr ? rec->seq : 0;
-  After(delay, [this, rec, seq, delay, start = TrueNowUs(), arrive = std::move(arrive)] {
+  After(delay, [this, rec, seq, delay, leg, client, start = TrueNowUs(), arrive = std::move(arrive)] {
+    if (leg == Leg::kReply) {  // a held reply's callback: a step of the pass
+      ++pass_steps;
+      if (loop_log != nullptr) LoopLog('H', client, "");
+    }
     const int64_t applied = TrueNowUs() - start;
     ++net_holds;
     net_planned_sum_us += delay;

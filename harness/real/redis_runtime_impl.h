@@ -283,14 +283,15 @@ struct RedisRuntime::Impl {
   std::unordered_set<Later*> laters;
   int in_read = 0;                   // depth of hiredis read handling (reply callbacks)
   // LOCKLAB_LOOP_LOG=FILE: a line per step of the event loop, "PASS KIND CLIENT T_US WHAT" with
-  // KIND T (a sleep's timer fired; WHAT: when it was due, µs), W (a command written; its name),
-  // R (a reply read; the reply) or E (the pass ended; WHAT: the loop thread's CPU so far, user and
-  // system, µs, and how many times it blocked: what a pass cost outside its steps, and whether it
-  // slept); how the simulator's passes loop was checked against this runtime (README).
+  // KIND T (a sleep's timer fired; WHAT: when it was due and the loop thread's CPU so far, µs),
+  // W (a command written; its name), R (a reply read; the reply), H (a held reply's callback, when
+  // its hold ends) or E (the pass ended; WHAT: the loop thread's CPU so far, user and system, µs,
+  // and how many times it blocked: what a pass cost outside its steps, and whether it slept); how
+  // the simulator's passes loop was checked against this runtime (README).
   FILE* loop_log = nullptr;
   int64_t loop_pass = 0;
   // RecordWakes: where the samples go (null: not recorded), when the last pass ended, and the
-  // steps (T, W, R) of the pass under way.
+  // steps (T, W, R, H) of the pass under way.
   std::vector<RedisRuntime::WakeSample>* wake_samples = nullptr;
   int64_t pass_end_us = 0;
   int pass_steps = 0;
