@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <iterator>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/real/calibrate_internal.h"
 #include "harness/real/cpu_placement.h"
+#include "harness/real/least_squares.h"
 #include "harness/real/redis_server.h"
 
 namespace locklab {
@@ -61,6 +64,41 @@ ojson QuantilesBy(const std::map<int, std::vector<double>>& m) {
     const auto at = [&](double p) { return s.empty() ? 0.0 : s[static_cast<size_t>(p * static_cast<double>(s.size() - 1))]; };
     j[std::to_string(k)] = ojson{{"n", s.size()}, {"p50", R3(at(0.5))}, {"p90", R3(at(0.9))}};
   }
+  return j;
+}
+
+// The light held load's passes (ClientSamples::passes): each pass's CPU fitted by least squares
+// to its steps, a coefficient per kind present (a pass, a timer, a write, a read, a held reply's
+// callback, a pass that began by sleeping), as the README's loop-log fits do.
+ojson PassFitJson(const std::vector<RedisRuntime::PassSample>& passes) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (const RedisRuntime::PassSample& p : passes) {
+    rows.push_back({1.0, static_cast<double>(p.timers), static_cast<double>(p.writes), static_cast<double>(p.reads),
+                    static_cast<double>(p.held_replies), p.slept ? 1.0 : 0.0});
+    y.push_back(p.cpu_us);
+  }
+  static constexpr const char* kNames[] = {"per_pass_us", "timer_us", "write_us", "read_us", "held_reply_us", "slept_us"};
+  std::vector<size_t> kept;  // the columns that are not always zero
+  for (size_t c = 0; c < std::size(kNames); ++c)
+    for (const auto& r : rows)
+      if (r[c] != 0) {
+        kept.push_back(c);
+        break;
+      }
+  for (auto& r : rows) {
+    std::vector<double> k;
+    for (size_t c : kept) k.push_back(r[c]);
+    r = std::move(k);
+  }
+  ojson j{{"passes", passes.size()}};
+  const std::optional<LinearFit> fit = FitLinear(rows, y);
+  if (!fit) {
+    j["fit"] = "none (too few passes, or kinds of step that always come together)";
+    return j;
+  }
+  for (size_t i = 0; i < kept.size(); ++i) j[kNames[kept[i]]] = R3(fit->coef[i]);
+  j["r2"] = R3(fit->r2);
   return j;
 }
 
@@ -180,6 +218,31 @@ double ReplicaFigure(const NodeSamples& ns, ojson* measurements) {
   return std::max(1.0, R3((wait - ping) / 2));
 }
 
+// The client's cross-checks (measurements["cross_checks"]): figures measured beside the model's,
+// which it does not use.
+void ClientCrossChecks(const ClientSamples& cs, int message_subscribers, ojson* out) {
+  ojson& x = *out;
+  x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
+  x["client_timer_alone_us"] = R3(Mean(cs.timer_alone_us));
+  x["client_timer_alone_note"] = "client.timer_us's old method: CPU per sleep when each client only sleeps 100 us, M times";
+  std::vector<double> alone;  // client.message_us's old method: subscribers that only wait again
+  for (double v : cs.publish_cpu_us) alone.push_back((v - Mean(cs.per_command_us)) / message_subscribers);
+  x["client_message_alone_us"] = R3(Mean(alone));
+  x["client_message_alone_note"] =
+      "the same PUBLISHes to subscribers that do nothing but wait again: CPU per message, less the publisher's command";
+  x["client_light_load_cpu_per_step_us"] = R3(Mean(cs.idle_step_cpu_us));
+  x["client_light_load_blocks_per_step"] = R3(Mean(cs.idle_step_blocks));
+  x["client_wake_in_crowd_us"] = QuantilesBy(cs.crowd_wake_late_us);
+  x["client_wake_in_crowd_note"] =
+      "client.wake_after_idle's lateness in the light load (a thousand clients sleeping at random, then a GET): "
+      "a timer that began a pass of the loop after it idled, by the idle row nearest the idle time";
+  x["client_pass_fit"] = PassFitJson(cs.passes);
+  x["client_pass_fit_note"] =
+      "the light load again with every request and reply held 50 us (uniform): each loop pass's CPU "
+      "(CLOCK_THREAD_CPUTIME_ID) fitted by least squares to its steps, us per pass, per kind of step and per pass "
+      "that began by sleeping; the simulator charges a send, a reply, a timer, a hold and a wake-up instead";
+}
+
 // The model from the pooled samples; `measurements` says how each figure was made.
 sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int message_subscribers, ojson* measurements) {
   sim::CostModel m;
@@ -240,20 +303,7 @@ sim::CostModel BuildModel(const NodeSamples& ns, const ClientSamples& cs, int me
   x["publish_base_us"] = R3(Mean(ns.publish_base_us));
   x["publish_us_by_subscribers"] = MeansBy(ns.publish_by_receivers_us);
   x["locklab_scripts_us"] = MeansBy(ns.locklab_script_us);
-  x["client_cpu_per_command_us"] = R3(Mean(cs.per_command_us));
-  x["client_timer_alone_us"] = R3(Mean(cs.timer_alone_us));
-  x["client_timer_alone_note"] = "client.timer_us's old method: CPU per sleep when each client only sleeps 100 us, M times";
-  std::vector<double> alone;  // client.message_us's old method: subscribers that only wait again
-  for (double v : cs.publish_cpu_us) alone.push_back((v - Mean(cs.per_command_us)) / message_subscribers);
-  x["client_message_alone_us"] = R3(Mean(alone));
-  x["client_message_alone_note"] =
-      "the same PUBLISHes to subscribers that do nothing but wait again: CPU per message, less the publisher's command";
-  x["client_light_load_cpu_per_step_us"] = R3(Mean(cs.idle_step_cpu_us));
-  x["client_light_load_blocks_per_step"] = R3(Mean(cs.idle_step_blocks));
-  x["client_wake_in_crowd_us"] = QuantilesBy(cs.crowd_wake_late_us);
-  x["client_wake_in_crowd_note"] =
-      "client.wake_after_idle's lateness in the light load (a thousand clients sleeping at random, then a GET): "
-      "a timer that began a pass of the loop after it idled, by the idle row nearest the idle time";
+  ClientCrossChecks(cs, message_subscribers, &x);
   m.replica_one_way_us = ReplicaFigure(ns, measurements);
   return m;
 }

@@ -51,6 +51,10 @@
 //    mean N / 2000 s) and then sending a GET, M times (two M per sample): the CPU per extra step
 //    less one command and one timer (above), over the loop thread's voluntary context switches
 //    per extra step (getrusage ru_nvcsw: its blocks in epoll_wait, its wake-ups from idle).
+//    Cross-checks from the same light load: how late a timer that woke the idle loop ran, by
+//    idle time (cross_checks.client_wake_in_crowd_us), and, in one more run with every message
+//    held 50 µs, each loop pass's CPU fitted by least squares to its steps by kind
+//    (cross_checks.client_pass_fit: per pass, timer, write, read, held reply, a pass that slept).
 // With fewer_connections, all of the above again at that many connections (node drivers,
 // runtime clients, subscribers), into the model's `fewer`.
 // Negative samples (differences of noisy timings) are clamped to 0 and counted.

@@ -109,13 +109,21 @@ struct IdleRun {
   double cpu_us = 0, blocks = 0;
   std::vector<RedisRuntime::WakeSample> wakes;  // the loop's wake-ups for a timer after idling
 };
-Result<IdleRun> IdleRunCost(const std::string& address, int clients, int n) {
+// `passes`: the light load with every request and reply held for an injected delay (as
+// kHeldCommands), its loop passes recorded there (RedisRuntime::RecordPasses).
+Result<IdleRun> IdleRunCost(const std::string& address, int clients, int n,
+                            std::vector<RedisRuntime::PassSample>* passes = nullptr) {
   BackendConfig cfg;
   cfg.clients = clients;
+  if (passes != nullptr) {
+    cfg.net.dist = sim::NetModel::Dist::kUniform;
+    cfg.net.mean_us = kHoldUs;
+  }
   const int64_t mean_gap_us = static_cast<int64_t>(clients) * 1'000'000 / kIdleEventsPerS;
   IdleRun out;
   const auto start = [&](Runtime& rt) {
     static_cast<RedisRuntime&>(rt).RecordWakes(&out.wakes);
+    static_cast<RedisRuntime&>(rt).RecordPasses(passes);
     for (int c = 0; c < clients; ++c)
       rt.StartClient(c, IdleLoop(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), n, mean_gap_us));
   };
@@ -241,6 +249,13 @@ Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples*
   out->idle_step_blocks.push_back(blocks / steps);
   for (const IdleRun* run : {&small, &large})
     for (const RedisRuntime::WakeSample& w : run->wakes) out->crowd_wake_late_us[NearestWakeIdleUs(w.idle_us)].push_back(w.late_us);
+  // Once more with its messages held, its passes recorded (a run of its own: recording costs
+  // two system calls a pass, which the runs above must not pay).
+  std::vector<RedisRuntime::PassSample> passes;
+  Result<IdleRun> held = IdleRunCost(address, sizes.clients, sizes.idle_m2, &passes);
+  if (!held.ok()) return held.status();
+  for (const RedisRuntime::PassSample& p : passes)
+    if (out->passes.size() < RedisRuntime::kMaxPassSamples) out->passes.push_back(p);
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/status.h"
+#include "harness/real/redis_runtime.h"
 
 namespace locklab::calib {
 
@@ -82,6 +83,9 @@ struct ClientSamples {
   // The same in the light load's crowd (a thousand clients, wake-ups for timers after the loop
   // idled: RedisRuntime::RecordWakes), by the row of kWakeIdleUs nearest the idle time (in ratio).
   std::map<int, std::vector<double>> crowd_wake_late_us;
+  // The loop's passes in the light load with every message held (RedisRuntime::RecordPasses),
+  // pooled over rounds: what cross_checks.client_pass_fit fits.
+  std::vector<RedisRuntime::PassSample> passes;
   std::vector<double> publish_cpu_us;  // per PUBLISH to Sizes::subscribers clients of the runtime:
                                        // the publisher's command and every subscriber's message
   std::vector<double> herd_publish_cpu_us;  // the same with every subscriber sending one GET per

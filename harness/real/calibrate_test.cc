@@ -93,6 +93,10 @@ void ExpectClientCrossChecks(const nlohmann::ordered_json& x) {
     EXPECT_LT(row["p90"].get<double>(), 1e6);
   }
   EXPECT_GT(n, 10) << crowd.dump();
+  // The held light load's passes were recorded and fitted (or the fit says why not).
+  const auto& fit = x["client_pass_fit"];
+  EXPECT_GT(fit["passes"].get<int64_t>(), 10) << fit.dump();
+  EXPECT_TRUE(fit.contains("fit") || (fit.contains("write_us") && fit.contains("r2"))) << fit.dump();
 }
 
 TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {

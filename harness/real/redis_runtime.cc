@@ -194,13 +194,15 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
   if (!ready.empty()) ScheduleReady();
 
   if (const char* path = std::getenv("LOCKLAB_LOOP_LOG"); path != nullptr) loop_log = std::fopen(path, "w");
+  if (pass_samples != nullptr) {
+    pass_end_cpu_us = ClockUs(CLOCK_THREAD_CPUTIME_ID);
+    pass_end_blocks = ThreadBlocks();
+  }
   const LoopCpuPin pin(cpu_split);  // the loop on a CPU of its own (cpu_placement.h), until the run ends
   while (mains_left > 0 && fail_msg.empty()) {
     ++loop_pass;
     if (event_base_loop(base, EVLOOP_ONCE) < 0) Fail("redis runtime: the event loop failed");
-    if (loop_log != nullptr) LogPassEnd();
-    pass_end_us = TrueNowUs();
-    pass_steps = 0;
+    EndPass();
   }
   if (loop_log != nullptr) std::fclose(loop_log);
   loop_log = nullptr;
@@ -219,6 +221,22 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
     }
   if (!fail_msg.empty()) return Status::Failed(fail_msg);
   return Status::Ok();
+}
+
+void RedisRuntime::Impl::EndPass() {
+  if (loop_log != nullptr) LogPassEnd();
+  pass_end_us = TrueNowUs();
+  if (pass_samples != nullptr) {
+    const int64_t cpu_us = ClockUs(CLOCK_THREAD_CPUTIME_ID);
+    const double blocks = ThreadBlocks();
+    if (PassSteps() > 0 && pass_samples->size() < RedisRuntime::kMaxPassSamples)
+      pass_samples->push_back({pass_steps[kStepTimer], pass_steps[kStepWrite], pass_steps[kStepRead],
+                               pass_steps[kStepHeldReply], blocks > pass_end_blocks,
+                               static_cast<double>(cpu_us - pass_end_cpu_us)});
+    pass_end_cpu_us = cpu_us;
+    pass_end_blocks = blocks;
+  }
+  for (int& n : pass_steps) n = 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,6 +375,7 @@ Result<std::string> RedisRuntime::QueryEndpoint(int endpoint, const std::vector<
 }
 
 void RedisRuntime::RecordWakes(std::vector<WakeSample>* out) { impl_->wake_samples = out; }
+void RedisRuntime::RecordPasses(std::vector<PassSample>* out) { impl_->pass_samples = out; }
 
 RedisServers* RedisRuntime::servers() { return impl_->servers.get(); }
 

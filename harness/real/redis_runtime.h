@@ -128,6 +128,18 @@ class RedisRuntime : public Runtime {
   };
   static constexpr size_t kMaxWakeSamples = 1'000'000;
   void RecordWakes(std::vector<WakeSample>* out);
+  // A pass of the loop that had steps: how many of each kind (LOCKLAB_LOOP_LOG's T, W, R, H),
+  // whether the thread blocked (slept in epoll_wait) since the pass before, and the thread's CPU
+  // from the end of the pass before to its end. With `out` set before Run(), Run() appends one
+  // per pass (at most kMaxPassSamples), at the cost of two system calls a pass; `locklab
+  // calibrate` fits each kind's CPU to them (calibrate.h, cross_checks.client_pass_fit).
+  struct PassSample {
+    int timers = 0, writes = 0, reads = 0, held_replies = 0;
+    bool slept = false;
+    double cpu_us = 0;
+  };
+  static constexpr size_t kMaxPassSamples = 1'000'000;
+  void RecordPasses(std::vector<PassSample>* out);
 
  private:
   friend Result<std::unique_ptr<Runtime>> MakeRedisRuntime(const BackendConfig&, const std::vector<std::string>&);

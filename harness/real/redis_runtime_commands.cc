@@ -43,7 +43,7 @@ void RedisRuntime::Impl::Hop(int client, int endpoint, Leg leg, int64_t extra_us
   const uint64_t seq = rec != nullptr ? rec->seq : 0;
   After(delay, [this, rec, seq, delay, leg, client, start = TrueNowUs(), arrive = std::move(arrive)] {
     if (leg == Leg::kReply) {  // a held reply's callback: a step of the pass
-      ++pass_steps;
+      ++pass_steps[kStepHeldReply];
       if (loop_log != nullptr) LoopLog('H', client, "");
     }
     const int64_t applied = TrueNowUs() - start;
@@ -159,7 +159,7 @@ bool RedisRuntime::Impl::Write(CallRec* rec, Conn& conn, bool eval) {
   for (const auto& a : cmd.argv) AppendRespWord(&out, a);
   if (redisAsyncFormattedCommand(conn.ac, &Impl::OnReply, rec, out.data(), out.size()) != REDIS_OK) return false;
   rec->hiredis_pending = true;
-  ++pass_steps;
+  ++pass_steps[kStepWrite];
   if (loop_log != nullptr) LoopLog('W', rec->client, cmd.script != Script::kNone ? "script" : cmd.Name().c_str());
   WriteSoon(conn);
   return true;
@@ -183,7 +183,7 @@ void RedisRuntime::Impl::OnReply(redisAsyncContext* ac, void* r, void* privdata)
     return;
   }
   Reply reply = FromHiredis(static_cast<redisReply*>(r));
-  ++rt->pass_steps;
+  ++rt->pass_steps[kStepRead];
   if (rt->loop_log != nullptr) rt->LoopLog('R', rec->client, ToString(reply).c_str());
   if (rec->cmd.script != Script::kNone && !rec->retried_eval && reply.is_error() &&
       reply.str.rfind("NOSCRIPT", 0) == 0) {

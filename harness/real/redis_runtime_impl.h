@@ -290,12 +290,18 @@ struct RedisRuntime::Impl {
   // the simulator's passes loop was checked against this runtime (README).
   FILE* loop_log = nullptr;
   int64_t loop_pass = 0;
-  // RecordWakes: where the samples go (null: not recorded), when the last pass ended, and the
-  // steps (T, W, R, H) of the pass under way.
+  // RecordWakes and RecordPasses: where the samples go (null: not recorded), when the last pass
+  // ended (and the thread's CPU and blocks then), and the steps of the pass under way by kind.
+  enum StepKind { kStepTimer, kStepWrite, kStepRead, kStepHeldReply, kStepKinds };
   std::vector<RedisRuntime::WakeSample>* wake_samples = nullptr;
+  std::vector<RedisRuntime::PassSample>* pass_samples = nullptr;
   int64_t pass_end_us = 0;
-  int pass_steps = 0;
+  int64_t pass_end_cpu_us = 0;
+  double pass_end_blocks = 0;
+  int pass_steps[kStepKinds] = {};
+  int PassSteps() const { return pass_steps[0] + pass_steps[1] + pass_steps[2] + pass_steps[3]; }
   void SleepFired(int client, int64_t due_us);
+  void EndPass();
   void LoopLog(char kind, int client, const char* what) const {
     if (loop_log != nullptr)
       std::fprintf(loop_log, "%lld %c %d %lld %s\n", static_cast<long long>(loop_pass), kind, client,
