@@ -268,6 +268,38 @@ TEST(RedisRuntime, RecordWakesSaysHowLongTheLoopIdledAndHowLateItWoke) {
   }
 }
 
+// RecordPasses: three rounds of a 2 ms sleep and a GET make passes whose steps add up to three
+// timers, three writes and three reads; the loop slept in some, and no pass has negative CPU.
+TEST(RedisRuntime, RecordPassesCountsEachPassesStepsAndCpu) {
+  auto rt = Make(Cfg());
+  ASSERT_TRUE(rt);
+  std::vector<RedisRuntime::PassSample> passes;
+  rt->RecordPasses(&passes);
+  auto loop = [](Env& env) -> Task<void> {
+    for (int i = 0; i < 3; ++i) {
+      co_await env.SleepUs(2000);
+      co_await env.Send(0, P("GET pass:k"));
+    }
+  };
+  rt->StartClient(0, loop(rt->env(0)));
+  MustRun(*rt);
+  int timers = 0, writes = 0, reads = 0, held = 0, slept = 0;
+  for (const auto& p : passes) {
+    timers += p.timers;
+    writes += p.writes;
+    reads += p.reads;
+    held += p.held_replies;
+    slept += p.slept ? 1 : 0;
+    EXPECT_GT(p.timers + p.writes + p.reads + p.held_replies, 0);  // only passes with steps
+    EXPECT_GE(p.cpu_us, 0);
+  }
+  EXPECT_EQ(timers, 3);
+  EXPECT_EQ(writes, 3);
+  EXPECT_EQ(reads, 3);
+  EXPECT_EQ(held, 0);  // no injected delay: nothing held
+  EXPECT_GE(slept, 1);
+}
+
 TEST(RedisRuntime, ClientClocksAndRandomAreTheClients) {
   auto rt = Make(Cfg(2));
   ASSERT_TRUE(rt);
