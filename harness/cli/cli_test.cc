@@ -199,7 +199,7 @@ TEST_F(CliTest, RealSuiteReportsRecordTheMachine) {
 }
 
 // LOCKLAB_SIM_LOOP_LOG: the simulated client loop's steps in the real runtime's LOCKLAB_LOOP_LOG
-// format ("PASS KIND CLIENT T_US"), without changing the run.
+// format ("PASS KIND CLIENT T_US", then WHAT for some kinds), without changing the run.
 TEST_F(CliTest, SimLoopLogLeavesTheRunAsItWas) {
   const std::vector<std::string> args = {"run", "--clients", "20", "--requests", "60", "--net-delay-ms", "0.05",
                                          "--net-dist", "uniform", "--retry", "no4", "--retry-opt", "sleep-ms=5",

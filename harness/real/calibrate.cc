@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/checkers.h"
 #include "harness/real/calibrate_internal.h"
 #include "harness/real/cpu_placement.h"
 #include "harness/real/least_squares.h"
@@ -55,14 +56,12 @@ ojson MeansBy(const std::map<Key, std::vector<double>>& m) {
   return j;
 }
 
-// Per key: how many samples, and their median and 90th percentile (nearest rank).
+// Per key: how many samples, and their median and 90th percentile (nearest rank, as Summarize).
 ojson QuantilesBy(const std::map<int, std::vector<double>>& m) {
   ojson j = ojson::object();
   for (const auto& [k, v] : m) {
-    std::vector<double> s = v;
-    std::sort(s.begin(), s.end());
-    const auto at = [&](double p) { return s.empty() ? 0.0 : s[static_cast<size_t>(p * static_cast<double>(s.size() - 1))]; };
-    j[std::to_string(k)] = ojson{{"n", s.size()}, {"p50", R3(at(0.5))}, {"p90", R3(at(0.9))}};
+    const LatencySummary s = Summarize(v);
+    j[std::to_string(k)] = ojson{{"n", s.count}, {"p50", R3(s.p50)}, {"p90", R3(s.p90)}};
   }
   return j;
 }

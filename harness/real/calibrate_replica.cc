@@ -1,10 +1,10 @@
 // calib::ReplicaTrips (calibrate_internal.h): the master-to-replica trip, for
 // CostModel::replica_one_way_us.
-#include <algorithm>
-#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "harness/check/checkers.h"
 #include "harness/real/calibrate_internal.h"
 
 namespace locklab::calib {
@@ -26,14 +26,10 @@ Status ReplicaTrips(int master_port, const Sizes& sizes, NodeSamples* out) {
     wait_us.push_back(t1 - t0);
     ping_us.push_back(SteadyUs() - t1);
   }
-  // Medians: a pair that the machine stalled (a VM's vCPU descheduled for a millisecond) would
-  // move a mean of 50 pairs by more than the trip itself.
-  const auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  out->replica_wait_us.push_back(median(wait_us));
-  out->replica_ping_us.push_back(median(ping_us));
+  // Medians (nearest rank, as Summarize): a pair that the machine stalled (a VM's vCPU descheduled
+  // for a millisecond) would move a mean of 50 pairs by more than the trip itself.
+  out->replica_wait_us.push_back(Summarize(std::move(wait_us)).p50);
+  out->replica_ping_us.push_back(Summarize(std::move(ping_us)).p50);
   return Status::Ok();
 }
 

@@ -225,7 +225,7 @@ Status RedisRuntime::Impl::Run(const RuntimeLimits& limits) {
 
 void RedisRuntime::Impl::EndPass() {
   if (loop_log != nullptr) LogPassEnd();
-  pass_end_us = TrueNowUs();
+  if (wake_samples != nullptr) pass_end_us = TrueNowUs();  // only RecordWakes reads it
   if (pass_samples != nullptr) {
     const int64_t cpu_us = ClockUs(CLOCK_THREAD_CPUTIME_ID);
     const double blocks = ThreadBlocks();

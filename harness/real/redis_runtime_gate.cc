@@ -144,10 +144,11 @@ void RedisRuntime::Impl::StartSleep(int client, int64_t us, std::coroutine_handl
 void RedisRuntime::Impl::SleepFired(int client, int64_t due_us) {
   if (loop_log != nullptr)
     LoopLog('T', client, (std::to_string(due_us) + " " + std::to_string(ClockUs(CLOCK_THREAD_CPUTIME_ID))).c_str());
-  const bool wake = PassSteps() == 0 && due_us > pass_end_us;  // the pass's first step, due after the last one
-  ++pass_steps[kStepTimer];
-  if (wake && wake_samples != nullptr && wake_samples->size() < RedisRuntime::kMaxWakeSamples)
+  // A wake-up: the pass's first step, due after the last pass ended.
+  if (wake_samples != nullptr && PassSteps() == 0 && due_us > pass_end_us &&
+      wake_samples->size() < RedisRuntime::kMaxWakeSamples)
     wake_samples->push_back({static_cast<double>(due_us - pass_end_us), static_cast<double>(TrueNowUs() - due_us)});
+  ++pass_steps[kStepTimer];
 }
 
 void RedisRuntime::Impl::Spawn(int client, Task<void> task) {
