@@ -64,11 +64,9 @@ void Simulator::OnClientPass(size_t cpu, uint64_t gen) {
   StepClientPass(cpu);
 }
 
-size_t Simulator::CpuOfClientEvent(const Event& ev) {
+size_t Simulator::CpuOfClientEvent(const Event& ev) const {
   if (cpu_busy_ns_.size() == 1) return 0;  // one process: no need to find the event's client
-  ClientCharge c;
-  ClientEventCost(ev, &c);
-  return ProcessOf(c.client);
+  return ProcessOf(ClientOfEvent(ev));
 }
 
 bool Simulator::ReadHeld(const Event& ev) {

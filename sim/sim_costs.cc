@@ -141,13 +141,17 @@ int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us,
   return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
 }
 
+int Simulator::ClientOfEvent(const Event& ev) const {
+  if (ev.kind == kDeliver || ev.kind == kSendHeld) return inflight_[static_cast<uint32_t>(ev.a)].client;
+  return ev.a;
+}
+
 bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
   const ClientCosts& c = config_.cost.client;
-  *out = ClientCharge{ev.a, &c.timer_us, false, true};  // kWake, kWaitTimeout, kSubDeadline
+  *out = ClientCharge{ClientOfEvent(ev), &c.timer_us, false, true};  // kWake, kWaitTimeout, kSubDeadline
   switch (ev.kind) {
     case kDeliver: {
       const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-      out->client = f.client;
       if (f.reply_unread) {  // read, and its hold armed (client passes)
         out->cost = &c.hold_us;
         out->timer = false;
@@ -168,7 +172,6 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
       out->timer = false;
       return true;
     case kSendHeld:
-      out->client = inflight_[static_cast<uint32_t>(ev.a)].client;
       out->cost = &c.send_us;
       return true;
     case kWake:

@@ -294,6 +294,8 @@ class Simulator {
     bool timer = false;  // a timer fires it in the real runtime (else it is read from a socket)
   };
   bool ClientEventCost(const Event& ev, ClientCharge* out);
+  // The client a client event (ClientEventCost's kinds) belongs to; ev.a for the others' kinds.
+  int ClientOfEvent(const Event& ev) const;
   // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
   // pass; run a pass; charge the pass's next event once the one before it has run.
   void JoinClientPass(const Event& ev, const ClientCharge& charge);
@@ -302,7 +304,7 @@ class Simulator {
   void WakeForSocket(size_t cpu, int64_t now_ns);
   void OnClientPass(size_t cpu, uint64_t gen);
   void StepClientPass(size_t cpu);
-  size_t CpuOfClientEvent(const Event& ev);  // the CPU of the process a client event belongs to
+  size_t CpuOfClientEvent(const Event& ev) const;  // the CPU of the process a client event belongs to
   // A held reply or message a pass has just read: its hold's timer starts (true); false for
   // any other event.
   bool ReadHeld(const Event& ev);
