@@ -71,6 +71,18 @@ struct ClientCosts {
   // process handles, not the commands the woken handler sends. Empty: none, as in every profile
   // made before this key and the default; `locklab calibrate` measures it (calibrate.h).
   CostDist wake_cpu_us;
+  // A held reply's callback (client passes: the step after the hold, when its timer fires and
+  // the caller resumes). Empty: reply_us, as in every profile before the key; the read before
+  // the hold costs hold_us.
+  CostDist held_callback_us;
+  // Cold connections (client passes only): a client whose last reply was read cold_after_ms or
+  // more ago pays cold_write_us on top of its next request's write and cold_read_us on top of its
+  // next reply's read (what a connection untouched for that long costs once its buffers, parser
+  // and socket have left the caches). 0: off, as in every profile before the keys. A client that
+  // has read nothing yet counts from the run's start.
+  double cold_after_ms = 0;
+  CostDist cold_write_us;
+  CostDist cold_read_us;
 };
 
 // The lateness at quantile u after `idle_us` of idling: between two rows, the two rows' values

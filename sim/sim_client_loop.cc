@@ -95,7 +95,7 @@ void Simulator::StepClientPass(size_t cpu) {
       int64_t& busy_ns = cpu_busy_ns_[cpu];
       const int64_t start_ns = WorkStartNs(cpu, now_ns);
       if (on_loop_) LogLoopStep(ev, c, start_ns);
-      const int64_t cost_ns = StepCostNs(*c.cost, c.held);
+      const int64_t cost_ns = StepCostNs(*c.cost, c.held) + ColdStepNs(ev, c.client);
       busy_ns = start_ns + cost_ns;
       client_cpu_ns_ += cost_ns;
       ready_us = std::max(now_us_, CeilUs(busy_ns));

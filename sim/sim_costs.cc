@@ -40,6 +40,7 @@ void Simulator::InitCosts() {
                   !c.wake_cpu_us.points.empty();
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
   if (client_passes()) client_loops_.assign(cpu_busy_ns_.size(), ClientLoop{});
+  if (c.cold_after_ms > 0) last_read_ns_.assign(static_cast<size_t>(config_.clients), 0);
   if (passes()) {
     client_costs_ = true;
     const size_t processes = one ? 1 : static_cast<size_t>(config_.clients);
@@ -132,7 +133,34 @@ void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t charged) 
   }
 }
 
-int64_t Simulator::ClientSendNs(int client, bool held) { return ChargeCpuNs(client, config_.cost.client.send_us, held); }
+int64_t Simulator::ClientSendNs(int client, bool held) {
+  int64_t end_ns = ChargeCpuNs(client, config_.cost.client.send_us, held);
+  if (const int64_t cold_ns = ColdNs(client, /*read=*/false); cold_ns > 0) {
+    cpu_busy_ns_[ProcessOf(client)] += cold_ns;
+    client_cpu_ns_ += cold_ns;
+    end_ns += cold_ns;
+  }
+  return end_ns;
+}
+
+int64_t Simulator::ColdNs(int client, bool read) {
+  const ClientCosts& c = config_.cost.client;
+  if (c.cold_after_ms <= 0) return 0;
+  int64_t& last_ns = last_read_ns_[static_cast<size_t>(client)];
+  const int64_t now_ns = now_us_ * 1000;
+  const bool cold = static_cast<double>(now_ns - last_ns) >= c.cold_after_ms * 1e6;
+  if (read) last_ns = now_ns;
+  return cold ? Ns(DrawUs(read ? c.cold_read_us : c.cold_write_us)) : 0;
+}
+
+int64_t Simulator::ColdStepNs(const Event& ev, int client) {
+  if (config_.cost.client.cold_after_ms <= 0) return 0;
+  if (ev.kind == kSendHeld) return ColdNs(client, /*read=*/false);
+  if (ev.kind != kDeliver) return 0;
+  const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
+  const bool read = f.reply.type != Reply::Type::kTimeout && (f.reply_unread || !f.reply_after_hold);
+  return read ? ColdNs(client, /*read=*/true) : 0;
+}
 
 int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint) {
   if (passes()) return SaturatingAdd(CeilUs(FifoArriveNs(leave_ns, request, client, endpoint)), injected_us);
@@ -156,7 +184,7 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
         out->cost = &c.hold_us;
         out->timer = false;
       } else if (f.reply.type != Reply::Type::kTimeout) {
-        out->cost = &c.reply_us;
+        out->cost = f.reply_after_hold && !c.held_callback_us.points.empty() ? &c.held_callback_us : &c.reply_us;
         out->held = f.reply_held;
         out->timer = f.reply_held || f.reply_after_hold;
       }

@@ -365,10 +365,11 @@ TEST(SimCosts, AClientPassTakesRepliesBeforeTimersAndWritesEachHandlersSends) {
 }
 
 // When client 0's GET resumes it while client 1, woken at 119, writes its own GET (one process,
-// every message held 100 us).
-int64_t HeldReplyResumes(bool client_passes) {
+// every message held 100 us; the held reply's callback at held_callback_us when given).
+int64_t HeldReplyResumes(bool client_passes, double held_callback_us = 0) {
   CostModel cost = OneProcessPasses(6, 3, 4, 1);
   cost.client.hold_us = CostDist::Constant(2);
+  if (held_callback_us > 0) cost.client.held_callback_us = CostDist::Constant(held_callback_us);
   cost.loop.client_passes = client_passes;
   Simulator sim(CostConfig(2, cost, 100));
   int64_t got = 0, other = 0;
@@ -391,6 +392,43 @@ TEST(SimCosts, UnderClientPassesAHeldReplyIsReadBeforeItsHold) {
   // Passes: the reply reaches the socket at 121, is read once the CPU is free (124) at hold_us
   // (2), its hold ends at 226 and the pass then resumes the caller at reply_us (4): 230.
   EXPECT_EQ(HeldReplyResumes(true), 230);
+}
+
+TEST(SimCosts, UnderClientPassesAHeldReplysCallbackCostsHeldCallbackUsWhereTheProfileHasIt) {
+  // As above, but the hold's end at 226 resumes the caller at held_callback_us (1): 227.
+  EXPECT_EQ(HeldReplyResumes(true, 1), 227);
+}
+
+// When a client's second GET, sent `sleep_us` after its first one's reply, resumes it (one
+// process, the client in passes; a command 5, send 3, reply 4; cold connections off or after
+// 500 us without a read, a cold write 7 and a cold read 11).
+int64_t SecondGetDone(int64_t sleep_us, bool cold) {
+  CostModel cost = OneProcessPasses(5, 3, 4, 0);
+  cost.loop.client_passes = true;
+  if (cold) {
+    cost.client.cold_after_ms = 0.5;
+    cost.client.cold_write_us = CostDist::Constant(7);
+    cost.client.cold_read_us = CostDist::Constant(11);
+  }
+  Simulator sim(CostConfig(1, cost));
+  int64_t done = 0;
+  auto twice = [&](Env& env) -> Task<void> {
+    co_await env.Send(0, Command::Of("GET", "k"));
+    co_await env.SleepUs(sleep_us);
+    co_await env.Send(0, Command::Of("GET", "k"));
+    done = sim.now_us();
+  };
+  sim.StartClient(0, twice(sim.env(0)));
+  EXPECT_TRUE(RunOk(sim));
+  return done;
+}
+
+TEST(SimCosts, UnderClientPassesAColdConnectionPaysOnItsNextWriteAndRead) {
+  // 1000 us after its last read the second GET's write and read are cold: 7 + 11 later. The
+  // first GET, at the run's start, is not; nor is the second 100 us after the first's reply.
+  EXPECT_EQ(SecondGetDone(1000, true) - SecondGetDone(1000, false), 18);
+  EXPECT_EQ(SecondGetDone(100, true), SecondGetDone(100, false));
+  EXPECT_GT(SecondGetDone(100, false), 100);
 }
 
 TEST(SimCosts, UnderClientPassesAWakeUpsCpuIsSpentWhenItsPassIsDone) {

@@ -282,6 +282,10 @@ class Simulator {
   size_t ProcessOf(int client) const { return cpu_busy_ns_.size() == 1 ? 0 : static_cast<size_t>(client); }
   bool passes() const { return config_.cost.loop.passes; }  // the passes loop (CostModel::loop)
   int64_t ClientSendNs(int client, bool held);    // the client sends: when the message leaves (ns)
+  // Cold connections (ClientCosts::cold_after_ms; 0 when off): the extra CPU of a client's write
+  // (`read` false) or read whose last read was that long ago; a read restarts the count.
+  int64_t ColdNs(int client, bool read);
+  int64_t ColdStepNs(const Event& ev, int client);  // ColdNs for a pass's step: a held write or a read
   // When a message that leaves at leave_ns reaches the other end of the path between `client`
   // (its process) and `endpoint`, in the direction `request` says.
   int64_t ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint);
@@ -394,6 +398,7 @@ class Simulator {
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
   int64_t client_cpu_ns_ = 0;         // the CPU charged on them, summed (client_cpu_ns())
   std::vector<int64_t> wake_debt_ns_; // per CPU: wake CPU (client.wake_cpu_us) its next arriving event waits for
+  std::vector<int64_t> last_read_ns_;  // per client, with cold connections: when it last read a reply
   double send_shift_us_ = 0;          // one_way_us minus this for a request (the header's "Costs")
   double reply_shift_us_ = 0;         // ... for a reply or message
   bool client_costs_ = false;         // any client figure: ChargeClient has work to do

@@ -487,6 +487,20 @@ std::string CalibrationTable(const sim::CostModel& model) {
     std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name, d->MeanUs(), d->AtUs(0.5), d->AtUs(0.99));
     out += line;
   }
+  // Keys most profiles do not have: a row only when set.
+  const std::pair<const char*, const sim::CostDist*> optional[] = {
+      {"client.held_callback_us", &model.client.held_callback_us},
+      {"client.cold_write_us", &model.client.cold_write_us},
+      {"client.cold_read_us", &model.client.cold_read_us}};
+  for (const auto& [name, d] : optional) {
+    if (d->points.empty()) continue;
+    std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name, d->MeanUs(), d->AtUs(0.5), d->AtUs(0.99));
+    out += line;
+  }
+  if (model.client.cold_after_ms > 0) {
+    std::snprintf(line, sizeof line, "%-30s %10.3f ms\n", "client.cold_after_ms", model.client.cold_after_ms);
+    out += line;
+  }
   if (model.replica_one_way_us > 0) {
     std::snprintf(line, sizeof line, "%-30s %10.3f %10s %10s\n", "replica_one_way_us", model.replica_one_way_us, "-",
                   "-");

@@ -167,7 +167,11 @@ auto ClientDists(C& c) {
 template <class C>
 auto OptionalClientDists(C& c) {
   using D = decltype(&c.message_us);
-  return std::array<std::pair<const char*, D>, 2>{{{"message_us", &c.message_us}, {"wake_cpu_us", &c.wake_cpu_us}}};
+  return std::array<std::pair<const char*, D>, 5>{{{"message_us", &c.message_us},
+                                                   {"wake_cpu_us", &c.wake_cpu_us},
+                                                   {"held_callback_us", &c.held_callback_us},
+                                                   {"cold_write_us", &c.cold_write_us},
+                                                   {"cold_read_us", &c.cold_read_us}}};
 }
 
 Status ReadNode(const nlohmann::json& j, sim::NodeCosts* n) {
@@ -204,7 +208,7 @@ Status ReadWakeRows(const nlohmann::json& j, std::vector<sim::WakeRow>* rows) {
 Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   if (Status s = OnlyKeys(j, "client",
                           {"placement", "send_us", "reply_us", "timer_us", "hold_us", "message_us", "wake_cpu_us",
-                           "wake_after_idle"});
+                           "wake_after_idle", "held_callback_us", "cold_after_ms", "cold_write_us", "cold_read_us"});
       !s.ok())
     return s;
   if (!j.contains("placement")) return Bad("client.placement", "missing");
@@ -227,6 +231,13 @@ Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
     if (!d.ok()) return d.status();
     *dist = std::move(*d);
   }
+  if (j.contains("cold_after_ms")) {
+    Result<double> ms = NumberIn(j.at("cold_after_ms"), "client.cold_after_ms", 0.001, 1e6, "from 0.001 to 1000000 (ms)");
+    if (!ms.ok()) return ms.status();
+    c->cold_after_ms = *ms;
+  }
+  if ((c->cold_after_ms > 0) != (j.contains("cold_write_us") || j.contains("cold_read_us")))
+    return Bad("client.cold_after_ms", "goes with cold_write_us or cold_read_us (or both), and they with it");
   if (j.contains("wake_after_idle")) return ReadWakeRows(j.at("wake_after_idle"), &c->wake_after_idle);
   return Status::Ok();
 }
@@ -290,6 +301,7 @@ void BodyJson(const sim::CostModel& model, ojson* out) {
   for (const auto& [name, dist] : ClientDists(model.client)) cl[name] = DistJson(*dist);
   for (const auto& [name, dist] : OptionalClientDists(model.client))
     if (!dist->points.empty()) cl[name] = DistJson(*dist);
+  if (model.client.cold_after_ms > 0) cl["cold_after_ms"] = Round(model.client.cold_after_ms, 1e3);
   if (!model.client.wake_after_idle.empty()) {
     ojson rows = ojson::array();
     for (const sim::WakeRow& r : model.client.wake_after_idle)
@@ -318,6 +330,9 @@ Status ReadBody(const nlohmann::json& j, sim::CostModel* m) {
   if (Status s = ReadClient(j.at("client"), &m->client); !s.ok()) return s;
   if (j.contains("loop"))
     if (Status s = ReadLoop(j.at("loop"), &m->loop); !s.ok()) return s;
+  const sim::ClientCosts& c = m->client;
+  if ((c.cold_after_ms > 0 || !c.held_callback_us.points.empty()) && !m->loop.client_passes)
+    return Bad("client", "held_callback_us and cold_after_ms need the client loop in passes (loop.client: \"passes\")");
   Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
   if (!one_way.ok()) return one_way.status();
   m->one_way_us = std::move(*one_way);

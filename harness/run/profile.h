@@ -11,6 +11,13 @@
 //    "client": {"placement": "one-process" | "process-per-client",
 //               "send_us": DIST, "reply_us": DIST, "timer_us": DIST, "hold_us": DIST,
 //               "message_us": DIST,                      optional: a pub/sub message (else reply_us)
+//               "wake_cpu_us": DIST,                     optional: a wake-up's own CPU
+//               "held_callback_us": DIST,                optional, client passes only: a held
+//                                                         reply's callback (else reply_us)
+//               "cold_write_us": DIST, "cold_read_us": DIST, "cold_after_ms": 1000,  optional,
+//                                                         together, client passes only: a write
+//                                                         or read that long after the client's
+//                                                         last read costs that much more
 //               "wake_after_idle": [{"idle_us": 20, "late_us": DIST}, ...]},  optional: how
 //                                                         late a timer fires after the process
 //                                                         idled so long (idle_us rising, > 0)

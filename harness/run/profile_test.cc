@@ -31,6 +31,10 @@ sim::CostModel Sample() {
   m.client.hold_us = D({{0, 2}, {1, 4}});
   m.client.message_us = D({{0, 6}, {1, 9}});
   m.client.wake_cpu_us = D({{0, 20}, {1, 60}});
+  m.client.held_callback_us = sim::CostDist::Constant(1.25);
+  m.client.cold_after_ms = 1000;
+  m.client.cold_write_us = D({{0, 2}, {1, 3.5}});
+  m.client.cold_read_us = sim::CostDist::Constant(1.5);
   m.client.wake_after_idle = {{20, D({{0, 15}, {1, 30}})}, {1000, sim::CostDist::Constant(40)}};
   m.loop.passes = true;
   m.loop.wire_us = sim::CostDist::Constant(5.25);
@@ -61,6 +65,11 @@ class CalibProfile : public TempDirTest {
 
 bool SameDist(const sim::CostDist& a, const sim::CostDist& b) { return a.points == b.points; }
 
+// The client keys that need the client loop in passes (the sample has them), out of a profile.
+void EraseClientPassKeys(nlohmann::json& j) {
+  for (const char* k : {"held_callback_us", "cold_after_ms", "cold_write_us", "cold_read_us"}) j["client"].erase(k);
+}
+
 TEST_F(CalibProfile, RoundTrip) {
   ProfileContext c = LocalProfileContext();
   c.redis_server_version = "7.0.15";
@@ -85,6 +94,10 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->client.hold_us, m.client.hold_us));
   EXPECT_TRUE(SameDist(back->client.message_us, m.client.message_us));
   EXPECT_TRUE(SameDist(back->client.wake_cpu_us, m.client.wake_cpu_us));
+  EXPECT_TRUE(SameDist(back->client.held_callback_us, m.client.held_callback_us));
+  EXPECT_EQ(back->client.cold_after_ms, 1000);
+  EXPECT_TRUE(SameDist(back->client.cold_write_us, m.client.cold_write_us));
+  EXPECT_TRUE(SameDist(back->client.cold_read_us, m.client.cold_read_us));
   ASSERT_EQ(back->client.wake_after_idle.size(), 2u);
   EXPECT_EQ(back->client.wake_after_idle[1].idle_us, 1000);
   EXPECT_TRUE(SameDist(back->client.wake_after_idle[0].late_us, m.client.wake_after_idle[0].late_us));
@@ -163,11 +176,12 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
                 j["client"].erase("wake_after_idle");
                 j["client"].erase("message_us");
                 j["client"].erase("wake_cpu_us");
+                EraseClientPassKeys(j);
                 j.erase("loop");
                 j.erase("replica_one_way_us");
                 j.erase("machine");
               }).ok());
-  EXPECT_TRUE(LoadEdited([](auto& j) { j["loop"] = {{"model", "queue"}}; }).ok());
+  EXPECT_TRUE(LoadEdited([](auto& j) { EraseClientPassKeys(j), j["loop"] = {{"model", "queue"}}; }).ok());
   // JSON text has no infinity or NaN (nlohmann reads "1e999" as no JSON at all), but a parsed
   // document handed over in memory may hold one.
   nlohmann::json j = ProfileJson(Sample(), LocalProfileContext());
@@ -181,6 +195,27 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
   std::ofstream(Path("garbage.json")) << "{ not json";
   EXPECT_TRUE(LoadProfile(Path("garbage.json")).status().invalid());
   EXPECT_EQ(LoadProfile(Path("missing.json")).status().code(), Status::Code::kFailed);
+}
+
+TEST_F(CalibProfile, HeldCallbackAndColdKeysAreOptionalGoTogetherAndNeedClientPasses) {
+  EXPECT_TRUE(LoadEdited([](auto& j) { EraseClientPassKeys(j); }).ok());  // profiles made before the keys
+  EXPECT_TRUE(LoadEdited([](auto& j) { j["client"].erase("cold_read_us"); }).ok());  // one of the two suffices
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> bad = {
+      {[](auto& j) { j["client"].erase("cold_after_ms"); }, "client.cold_after_ms: goes with cold_write_us"},
+      {[](auto& j) {
+         j["client"].erase("cold_write_us");
+         j["client"].erase("cold_read_us");
+       },
+       "client.cold_after_ms: goes with cold_write_us"},
+      {[](auto& j) { j["client"]["cold_after_ms"] = 0; }, "client.cold_after_ms: must be from 0.001"},
+      {[](auto& j) { j["loop"]["client"] = "events", j["loop"].erase("client_wake"); },
+       "client: held_callback_us and cold_after_ms need the client loop in passes"},
+  };
+  for (const auto& [edit, key] : bad) {
+    const Status s = LoadEdited(edit);
+    EXPECT_TRUE(s.invalid()) << key;
+    EXPECT_NE(s.message().find(key), std::string::npos) << s.message();
+  }
 }
 
 TEST(CalibDistFromSamples, QuantilesTrimAndClamp) {
