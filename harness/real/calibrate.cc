@@ -240,6 +240,13 @@ void ClientCrossChecks(const ClientSamples& cs, int message_subscribers, ojson* 
       "the light load again with every request and reply held 50 us (uniform): each loop pass's CPU "
       "(CLOCK_THREAD_CPUTIME_ID) fitted by least squares to its steps, us per pass, per kind of step and per pass "
       "that began by sleeping; the simulator charges a send, a reply, a timer, a hold and a wake-up instead";
+  x["client_cold_fit"] = ojson{{"idle_ms", cs.cold_idle_ms}, {"cold", PassFitJson(cs.cold_passes)},
+                               {"warm", PassFitJson(cs.warm_passes)}};
+  x["client_cold_fit_note"] =
+      "waves of held GETs from every client at once (timers due within 1 ms), after each client slept idle_ms "
+      "(cold) and 10 ms (warm), passes fitted as client_pass_fit: what a write, a read and a held reply's "
+      "callback cost on a connection nobody used for idle_ms (profile keys client.cold_write_us, cold_read_us, "
+      "held_callback_us)";
 }
 
 // The model from the pooled samples; `measurements` says how each figure was made.
@@ -342,6 +349,9 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
   if (Status s = calib::ClientMessages(address, run.sizes, cs); !s.ok()) return s.Prefixed("client messages");
   run.Say(head + "CPU per wake-up from idle on the real runtime (" + std::to_string(run.sizes.clients) + " clients)");
   if (Status s = calib::ClientIdle(address, run.sizes, cs); !s.ok()) return s.Prefixed("client light load");
+  run.Say(head + "cold and warm waves of held GETs on the real runtime (" + std::to_string(run.sizes.clients) +
+          " clients)");
+  if (Status s = calib::ClientCold(address, run.sizes, cs); !s.ok()) return s.Prefixed("client cold waves");
   run.Say(head + "timer lateness after idling, one client");
   if (Status s = calib::ClientWake(address, run.sizes, cs); !s.ok()) return s.Prefixed("client wake-up");
   return Status::Ok();

@@ -55,6 +55,8 @@
 //    idle time (cross_checks.client_wake_in_crowd_us), and, in one more run with every message
 //    held 50 µs, each loop pass's CPU fitted by least squares to its steps by kind
 //    (cross_checks.client_pass_fit: per pass, timer, write, read, held reply, a pass that slept).
+//    The same fit over waves of held GETs from every client at once, after each slept
+//    Sizes::cold_idle_ms and after 10 ms (cross_checks.client_cold_fit: cold and warm).
 // With fewer_connections, all of the above again at that many connections (node drivers,
 // runtime clients, subscribers), into the model's `fewer`.
 // Negative samples (differences of noisy timings) are clamped to 0 and counted.

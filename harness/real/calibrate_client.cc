@@ -259,6 +259,40 @@ Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples*
   return Status::Ok();
 }
 
+// The cold waves: every client, `rounds` times, sleeps `idle_us` (and up to 1 ms more, so that
+// the timers fall due together, as a retry wave's do) and sends one GET; every request and reply
+// held (as kHeldCommands); the loop's passes recorded.
+Task<void> WaveLoop(Env& env, Command cmd, int rounds, int64_t idle_us) {
+  for (int i = 0; i < rounds; ++i) {
+    co_await env.SleepUs(idle_us + static_cast<int64_t>(env.Random() % 1000));
+    co_await env.Send(0, cmd);
+  }
+}
+
+Status WavePasses(const std::string& address, int clients, int rounds, int64_t idle_us,
+                  std::vector<RedisRuntime::PassSample>* passes) {
+  BackendConfig cfg;
+  cfg.clients = clients;
+  cfg.net.dist = sim::NetModel::Dist::kUniform;
+  cfg.net.mean_us = kHoldUs;
+  const auto start = [&](Runtime& rt) {
+    static_cast<RedisRuntime&>(rt).RecordPasses(passes);
+    for (int c = 0; c < clients; ++c)
+      rt.StartClient(c, WaveLoop(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), rounds, idle_us));
+  };
+  Result<double> cpu = RuntimeRunCpuUs(address, cfg, start);
+  return cpu.ok() ? Status::Ok() : cpu.status();
+}
+
+Status ClientCold(const std::string& address, const Sizes& sizes, ClientSamples* out) {
+  out->cold_idle_ms = sizes.cold_idle_ms;
+  if (Status s = WavePasses(address, sizes.clients, sizes.cold_rounds, int64_t{sizes.cold_idle_ms} * 1000,
+                            &out->cold_passes);
+      !s.ok())
+    return s;
+  return WavePasses(address, sizes.clients, sizes.cold_rounds, 10'000, &out->warm_passes);
+}
+
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   BackendConfig cfg;
   cfg.clients = 1;

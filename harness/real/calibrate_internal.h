@@ -44,6 +44,8 @@ struct Sizes {
   int replica_pairs = 300;   // SET + WAIT 1 + PING per round on a master with one replica
   std::vector<int> idle_ms = {0, 200, 2000};  // cross_checks.command_us_after_idle_ms: how long the
   int idle_samples = 2;                       // server idles before a round of GETs; rounds of each
+  int cold_idle_ms = 1200;  // cross_checks.client_cold_fit: how long every client sleeps before
+  int cold_rounds = 3;      // each of its held GETs in the cold waves (rounds of them)
   static Sizes Quick();
   // The same batches at n connections (node drivers, runtime clients, message subscribers), for
   // the figures of runs with few clients (a profile's fewer_connections block).
@@ -86,6 +88,10 @@ struct ClientSamples {
   // The loop's passes in the light load with every message held (RedisRuntime::RecordPasses),
   // pooled over rounds: what cross_checks.client_pass_fit fits.
   std::vector<RedisRuntime::PassSample> passes;
+  // The loop's passes in waves of held GETs after every client slept Sizes::cold_idle_ms (cold)
+  // and after 10 ms (warm): what cross_checks.client_cold_fit fits.
+  std::vector<RedisRuntime::PassSample> cold_passes, warm_passes;
+  int cold_idle_ms = 0;
   std::vector<double> publish_cpu_us;  // per PUBLISH to Sizes::subscribers clients of the runtime:
                                        // the publisher's command and every subscriber's message
   std::vector<double> herd_publish_cpu_us;  // the same with every subscriber sending one GET per
@@ -162,6 +168,9 @@ Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples*
 // client.wake_cpu_us's samples: Sizes::clients clients of the real runtime, each sleeping a
 // random time and sending a GET, slowly enough that the loop idles between events.
 Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples* out);
+// Waves of held GETs from every client at once, after each has slept Sizes::cold_idle_ms and
+// after 10 ms: the loop's passes of both (ClientSamples::cold_passes, warm_passes).
+Status ClientCold(const std::string& address, const Sizes& sizes, ClientSamples* out);
 
 // A master with one replica (its own servers, not the ones measured above: a replica makes the
 // master's writes cost more): replica_pairs times a SET, a timed WAIT 1 1000 (which must say 1),

@@ -89,6 +89,8 @@ Sizes Sizes::Quick() {
   s.replica_pairs = 50;
   s.idle_ms = {0, 50};
   s.idle_samples = 1;
+  s.cold_idle_ms = 1000;
+  s.cold_rounds = 2;
   return s;
 }
 

@@ -97,6 +97,13 @@ void ExpectClientCrossChecks(const nlohmann::ordered_json& x) {
   const auto& fit = x["client_pass_fit"];
   EXPECT_GT(fit["passes"].get<int64_t>(), 10) << fit.dump();
   EXPECT_TRUE(fit.contains("fit") || (fit.contains("write_us") && fit.contains("r2"))) << fit.dump();
+  // So were the cold and warm waves' (every client's GETs, requests and replies held, each pass
+  // with a write, a read or a held reply's callback).
+  for (const char* k : {"cold", "warm"}) {
+    const auto& w = x["client_cold_fit"][k];
+    EXPECT_GT(w["passes"].get<int64_t>(), 10) << w.dump();
+    EXPECT_TRUE(w.contains("fit") || (w.contains("write_us") && w.contains("r2"))) << w.dump();
+  }
 }
 
 TEST(CalibRealServer, QuickCalibrationGivesSaneFigures) {
