@@ -244,9 +244,9 @@ void ClientCrossChecks(const ClientSamples& cs, int message_subscribers, ojson* 
                                {"warm", PassFitJson(cs.warm_passes)}};
   x["client_cold_fit_note"] =
       "waves of held GETs from every client at once (timers due within 1 ms), after each client slept idle_ms "
-      "(cold) and 10 ms (warm), passes fitted as client_pass_fit: what a write, a read and a held reply's "
-      "callback cost on a connection nobody used for idle_ms (profile keys client.cold_write_us, cold_read_us, "
-      "held_callback_us)";
+      "(cold) and 10 ms (warm), passes fitted as client_pass_fit: what a held request's write, a held reply's read "
+      "and its callback cost in a wave, on a connection that rested idle_ms or was just used (the profile charges "
+      "send_us, hold_us and reply_us there; client.cold_write_us, cold_read_us and held_callback_us can say more)";
 }
 
 // The model from the pooled samples; `measurements` says how each figure was made.
