@@ -18,7 +18,9 @@ constexpr std::uintmax_t kMaxHistoryBytes = std::uintmax_t{4} << 30;
 
 Result<std::string> ReadHistoryFile(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Status::Invalid(path + ": no such file");
+  if (!std::filesystem::exists(path, ec)) return Status::Invalid(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status::Invalid(path + ": not a regular file (give the history as a file of JSON lines)");
   if (std::filesystem::file_size(path, ec) > kMaxHistoryBytes) return Status::Invalid(path + ": larger than 4 GiB");
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

@@ -101,6 +101,10 @@ TEST_F(CheckCliTest, BadHistoriesExit2WithTheLineAndWriteNothing) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(Cli({"check", Path("missing.jsonl"), "--out", Path("r.json")}), kExitBadInput);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "locklab: " + Path("missing.jsonl") + ": no such file\n");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"check", dir_.string(), "--out", Path("r.json")}), kExitBadInput);  // a directory
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "locklab: " + dir_.string() + ": not a regular file (give the history as a file of JSON lines)\n");
   EXPECT_EQ(Cli({"check"}), kExitBadInput);
 }
 
