@@ -2,32 +2,18 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <span>
 
 #include "harness/cli/cli.h"
 #include "harness/report/report.h"
 #include "harness/report/report_text.h"
 #include "harness/run/jepsen_history.h"
+#include "harness/run/read_file.h"
 
 namespace locklab {
 namespace {
 
 constexpr std::uintmax_t kMaxHistoryBytes = std::uintmax_t{4} << 30;
-
-Result<std::string> ReadHistoryFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Status::Invalid(path + ": no such file");
-  if (!std::filesystem::is_regular_file(path, ec))
-    return Status::Invalid(path + ": not a regular file (give the history as a file of JSON lines)");
-  if (std::filesystem::file_size(path, ec) > kMaxHistoryBytes) return Status::Invalid(path + ": larger than 4 GiB");
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!in.good() && !in.eof()) return Status::Invalid(path + ": cannot be read");
-  return ss.str();
-}
 
 // Commands recorded in the history ("command" lines), by their first word.
 CommandStats CommandsOf(const std::vector<Event>& events) {
@@ -123,10 +109,11 @@ CheckCli::CheckCli(CLI::App& app)
 int CheckCommand(const CheckFlags& f) {
   if (f.out.empty() == false && std::filesystem::is_directory(f.out))
     return BadInput("--out " + f.out + ": give a file name, not a directory");
-  Result<std::string> text = ReadHistoryFile(f.history);
+  Result<std::string> text = ReadFileText(f.history, kMaxHistoryBytes);
   if (!text.ok()) return BadInput(text.status().message());
   Result<RecordedHistory> parsed = ParseJepsenHistory(*text);
   if (!parsed.ok()) return BadInput(f.history + " " + parsed.status().message());
+  if (parsed->lines == 0) return BadInput(f.history + ": empty (no operation to check)");
   parsed->input.holders_allowed = f.holders_allowed;
   const RunResult r = AsRun(f.history, *parsed);
   if (!f.quiet) {

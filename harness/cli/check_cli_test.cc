@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/testing/cli_test_util.h"
@@ -101,10 +103,15 @@ TEST_F(CheckCliTest, BadHistoriesExit2WithTheLineAndWriteNothing) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(Cli({"check", Path("missing.jsonl"), "--out", Path("r.json")}), kExitBadInput);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "locklab: " + Path("missing.jsonl") + ": no such file\n");
+  std::ofstream(Path("empty.jsonl")).close();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"check", Path("empty.jsonl"), "--out", Path("r.json")}), kExitBadInput);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "locklab: " + Path("empty.jsonl") + ": empty (no operation to check)\n");
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(Cli({"check", dir_.string(), "--out", Path("r.json")}), kExitBadInput);  // a directory
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
-            "locklab: " + dir_.string() + ": not a regular file (give the history as a file of JSON lines)\n");
+            "locklab: " + dir_.string() + ": a directory, not a file\n");
   EXPECT_EQ(Cli({"check"}), kExitBadInput);
 }
 

@@ -1,11 +1,11 @@
 // `locklab study --redis-from FILE`: the real-Redis cells of an earlier study, reused (study.h).
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <utility>
 
 #include "harness/cli/study.h"
 #include "harness/report/interval_json.h"
+#include "harness/run/read_file.h"
 
 namespace locklab {
 namespace {
@@ -34,9 +34,9 @@ Status Fill(const json& r, const std::string& what, StudyCell* c) {
 
 Status ReuseRedisCells(const StudyOptions& o, StudyResult* out) {
   const std::string what = "--redis-from " + o.redis_from;
-  std::ifstream f(o.redis_from);
-  if (!f) return Status::Invalid(what + ": cannot be read");
-  const json doc = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  Result<std::string> text = ReadFileText(o.redis_from);
+  if (!text.ok()) return Status::Invalid("--redis-from " + text.status().message());
+  const json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kStudySchema)
     return Status::Invalid(what + ": not a " + std::string(kStudySchema) + " file");
   try {

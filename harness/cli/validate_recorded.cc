@@ -1,8 +1,8 @@
 #include "harness/cli/validate_recorded.h"
 
-#include <fstream>
 
 #include "harness/run/config.h"
+#include "harness/run/read_file.h"
 
 namespace locklab {
 namespace {
@@ -27,11 +27,11 @@ std::optional<Figure> FigureAt(const json& sample, MetricKind kind, size_t i) {
 }  // namespace
 
 Result<RecordedValidation> RecordedValidation::Load(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return Status::Invalid("--real-from " + path + ": cannot be read");
+  Result<std::string> text = ReadFileText(path);
+  if (!text.ok()) return Status::Invalid("--real-from " + text.status().message());
   RecordedValidation r;
   r.path_ = path;
-  r.doc_ = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  r.doc_ = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (r.doc_.is_discarded() || !r.doc_.is_object() || r.doc_.value("schema", "") != kValidationSchema ||
       !r.doc_.contains("groups"))
     return Status::Invalid("--real-from " + path + ": not a " + kValidationSchema + " file");

@@ -1,6 +1,5 @@
 #include "harness/run/config.h"
 
-#include <cerrno>
 #include <charconv>
 #include <string_view>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "harness/run/read_file.h"
 #include "harness/run/spec_fields.h"
 
 namespace locklab {
@@ -485,14 +485,12 @@ Status ConfigFromJson(const json& in, ConfigFile* cfg) {
 }
 
 Result<ConfigFile> LoadConfigFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::Invalid(path + ": cannot read (" + std::strerror(errno) + ")");
-  std::stringstream ss;
-  ss << f.rdbuf();
+  Result<std::string> text = ReadFileText(path);
+  if (!text.ok()) return text.status();
   json j;
   try {
     // Comments are allowed: config files are written by hand.
-    j = json::parse(ss.str(), nullptr, true, true);
+    j = json::parse(*text, nullptr, true, true);
   } catch (const json::exception& e) {  // a syntax error, or a number too large for a double (1e999)
     std::string what = e.what();
     size_t p = what.find("] ");  // drop "[json.exception.parse_error.101] "

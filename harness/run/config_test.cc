@@ -287,7 +287,9 @@ TEST_F(TempDir, LoadConfigFileReportsPathAndPosition) {
   EXPECT_NE(error.find(bad + ": invalid JSON"), std::string::npos) << error;
   EXPECT_NE(error.find("line 1"), std::string::npos) << error;
   EXPECT_FALSE(Take(LoadConfigFile((dir_ / "missing.json").string()), &cfg, &error));
-  EXPECT_NE(error.find("cannot read"), std::string::npos) << error;
+  EXPECT_NE(error.find("missing.json: no such file"), std::string::npos) << error;
+  EXPECT_FALSE(Take(LoadConfigFile(dir_.string()), &cfg, &error));  // a directory
+  EXPECT_NE(error.find(": a directory, not a file"), std::string::npos) << error;
   // Comments are allowed in hand-written files.
   const std::string good = Write("good.json", "// test\n{\"clients\": 3 /* three */}");
   ASSERT_TRUE(Take(LoadConfigFile(good), &cfg, &error)) << error;

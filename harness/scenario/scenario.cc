@@ -14,6 +14,7 @@
 #include "harness/report/report.h"
 #include "harness/run/build_info.h"
 #include "harness/run/config.h"
+#include "harness/run/read_file.h"
 #include "harness/run/spec_fields.h"
 
 namespace locklab {
@@ -209,10 +210,10 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 }
 
 Result<json> ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::Invalid(path + ": cannot read it");
+  Result<std::string> text = ReadFileText(path);
+  if (!text.ok()) return text.status();
   try {
-    return json::parse(in);
+    return json::parse(*text);
   } catch (const json::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
