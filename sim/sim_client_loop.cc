@@ -118,15 +118,17 @@ void Simulator::StepClientPass(size_t cpu) {
   }
 }
 
+char Simulator::StepKind(const Event& ev) const {
+  if (ev.kind == kWake) return 'T';
+  if (ev.kind == kSendHeld) return 'W';
+  if (ev.kind != kDeliver) return 0;
+  const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
+  if (f.reply.type == Reply::Type::kTimeout) return 0;  // a timeout reads nothing
+  return f.reply_unread || !f.reply_after_hold ? 'R' : 'H';  // read, or a held reply's callback
+}
+
 void Simulator::LogLoopStep(const Event& ev, const ClientCharge& c, int64_t start_ns) {
-  char kind = 0;
-  if (ev.kind == kWake) kind = 'T';
-  if (ev.kind == kSendHeld) kind = 'W';
-  if (ev.kind == kDeliver) {
-    const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-    if (f.reply.type != Reply::Type::kTimeout)  // a timeout reads nothing
-      kind = f.reply_unread || !f.reply_after_hold ? 'R' : 'H';  // read, or a held reply's callback
-  }
+  const char kind = StepKind(ev);
   if (kind != 0) on_loop_(loop_passes_, kind, c.client, start_ns / 1000, kind == 'T' ? ev.t_us : -1, -1);
 }
 

@@ -77,7 +77,7 @@ int64_t Simulator::Depart(int physical, double cost_us) {
   return CeilUs(node.busy_until_ns);
 }
 
-int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer) {
+int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer, int64_t extra_ns) {
   const size_t cpu = ProcessOf(client);
   const int64_t now_ns = now_us_ * 1000;
   if (timer && wake_debt_ns_[cpu] > 0) {  // the last wake-up's own CPU, spent after its handler's sends
@@ -86,7 +86,7 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   }
   int64_t start = WorkStartNs(cpu, now_ns);
   if (timer && cpu_busy_ns_[cpu] < now_ns) start += WakeFromIdleNs(cpu, now_ns);  // idle: the process wakes first
-  const int64_t cost_ns = StepCostNs(cost, held);
+  const int64_t cost_ns = StepCostNs(cost, held) + extra_ns;
   cpu_busy_ns_[cpu] = start + cost_ns;
   client_cpu_ns_ += cost_ns;
   return cpu_busy_ns_[cpu];
@@ -134,13 +134,7 @@ void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t charged) 
 }
 
 int64_t Simulator::ClientSendNs(int client, bool held) {
-  int64_t end_ns = ChargeCpuNs(client, config_.cost.client.send_us, held);
-  if (const int64_t cold_ns = ColdNs(client, /*read=*/false); cold_ns > 0) {
-    cpu_busy_ns_[ProcessOf(client)] += cold_ns;
-    client_cpu_ns_ += cold_ns;
-    end_ns += cold_ns;
-  }
-  return end_ns;
+  return ChargeCpuNs(client, config_.cost.client.send_us, held, /*timer=*/false, ColdNs(client, /*read=*/false));
 }
 
 int64_t Simulator::ColdNs(int client, bool read) {
@@ -155,11 +149,8 @@ int64_t Simulator::ColdNs(int client, bool read) {
 
 int64_t Simulator::ColdStepNs(const Event& ev, int client) {
   if (config_.cost.client.cold_after_ms <= 0) return 0;
-  if (ev.kind == kSendHeld) return ColdNs(client, /*read=*/false);
-  if (ev.kind != kDeliver) return 0;
-  const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-  const bool read = f.reply.type != Reply::Type::kTimeout && (f.reply_unread || !f.reply_after_hold);
-  return read ? ColdNs(client, /*read=*/true) : 0;
+  const char kind = StepKind(ev);
+  return kind == 'W' || kind == 'R' ? ColdNs(client, /*read=*/kind == 'R') : 0;
 }
 
 int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us, int client, int endpoint) {

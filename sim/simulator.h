@@ -259,11 +259,11 @@ class Simulator {
   double DrawUs(const CostDist& d);
   double CommandCostUs(const Command& cmd, size_t receivers);
   int64_t Depart(int physical, double cost_us);  // the node does the work: when its reply leaves
-  // The client process's CPU takes `cost` (and hold_us when `held`) after what it is busy with:
-  // when it is done (ns).
+  // The client process's CPU takes `cost` (and hold_us when `held`, and extra_ns) after what it is
+  // busy with: when it is done (ns).
   // A `timer` (a sleep, timeout or held message firing) that finds the CPU idle first waits for
   // the process to wake: a draw from wake_after_idle by how long it idled.
-  int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false);
+  int64_t ChargeCpuNs(int client, const CostDist& cost, bool held, bool timer = false, int64_t extra_ns = 0);
   // The idle CPU `cpu` wakes at now_ns: how late it runs (wake_after_idle, by how long it idled;
   // less the first row's for a `socket`, LoopCosts::socket_wakes); the wake-up's own CPU
   // (wake_cpu_us) is counted and left as its debt.
@@ -304,6 +304,9 @@ class Simulator {
   // pass; run a pass; charge the pass's next event once the one before it has run.
   void JoinClientPass(const Event& ev, const ClientCharge& charge);
   void LogLoopStep(const Event& ev, const ClientCharge& c, int64_t start_ns);  // for on_loop_
+  // A client pass's step as the loop logs name it: 'T' a timer, 'W' a held request's write, 'R' a
+  // reply read, 'H' a held reply's callback; 0 for any other event (a timeout reads nothing).
+  char StepKind(const Event& ev) const;
   // socket_wakes: a socket event reaches `cpu` while it sleeps toward a late timer.
   void WakeForSocket(size_t cpu, int64_t now_ns);
   void OnClientPass(size_t cpu, uint64_t gen);

@@ -472,7 +472,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options) {
 }
 
 std::string CalibrationTable(const sim::CostModel& model) {
-  const std::pair<const char*, const sim::CostDist*> rows[] = {
+  std::vector<std::pair<const char*, const sim::CostDist*>> rows = {
       {"node.command_us", &model.node.command_us},
       {"node.wake_us", &model.node.wake_us},
       {"node.script_us", &model.node.script_us},
@@ -488,22 +488,17 @@ std::string CalibrationTable(const sim::CostModel& model) {
       {"loop.wire_us", &model.loop.wire_us},
       {"loop.reply_write_us", &model.loop.reply_write_us},
       {"one_way_us", &model.one_way_us}};
+  // Keys most profiles do not have: a row only when set.
+  for (const auto& row : {std::pair{"client.held_callback_us", &model.client.held_callback_us},
+                          std::pair{"client.cold_write_us", &model.client.cold_write_us},
+                          std::pair{"client.cold_read_us", &model.client.cold_read_us}})
+    if (!row.second->points.empty()) rows.push_back(row);
   std::string out;
   char line[160];
   if (model.connections > 0) out += "at " + std::to_string(model.connections) + " connections\n";
   std::snprintf(line, sizeof line, "%-30s %10s %10s %10s\n", "figure (us)", "mean", "p50", "p99");
   out += line;
   for (const auto& [name, d] : rows) {
-    std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name, d->MeanUs(), d->AtUs(0.5), d->AtUs(0.99));
-    out += line;
-  }
-  // Keys most profiles do not have: a row only when set.
-  const std::pair<const char*, const sim::CostDist*> optional[] = {
-      {"client.held_callback_us", &model.client.held_callback_us},
-      {"client.cold_write_us", &model.client.cold_write_us},
-      {"client.cold_read_us", &model.client.cold_read_us}};
-  for (const auto& [name, d] : optional) {
-    if (d->points.empty()) continue;
     std::snprintf(line, sizeof line, "%-30s %10.3f %10.3f %10.3f\n", name, d->MeanUs(), d->AtUs(0.5), d->AtUs(0.99));
     out += line;
   }

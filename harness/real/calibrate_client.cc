@@ -94,24 +94,34 @@ Result<double> RunCpuUs(const std::string& address, int clients, int n, Load loa
   return RuntimeRunCpuUs(address, cfg, start, check);
 }
 
-// The light load of client.wake_cpu_us: each client, `n` times, sleeps a random time (uniform
-// over [0, 2 * mean_gap_us]) and then sends one GET. With clients * kIdleEventsPerS far below
-// what the loop can do, the process idles between events and wakes for nearly every one.
-constexpr int64_t kIdleEventsPerS = 2000;
-Task<void> IdleLoop(Env& env, Command cmd, int n, int64_t mean_gap_us) {
-  for (int i = 0; i < n; ++i) {
-    co_await env.SleepUs(static_cast<int64_t>(env.Random() % static_cast<uint64_t>(2 * mean_gap_us + 1)));
+// Each client, `n` times, sleeps base_us plus a random part below spread_us, then sends one GET.
+struct SleepPlan {
+  int n = 0;
+  int64_t base_us = 0, spread_us = 1;
+};
+Task<void> SleepThenGet(Env& env, Command cmd, SleepPlan plan) {
+  for (int i = 0; i < plan.n; ++i) {
+    co_await env.SleepUs(plan.base_us + static_cast<int64_t>(env.Random() % static_cast<uint64_t>(plan.spread_us)));
     co_await env.Send(0, cmd);
   }
+}
+
+// The light load of client.wake_cpu_us: each client sleeps a random time (uniform over
+// [0, 2 * mean gap]) `n` times and then sends one GET. With clients * kIdleEventsPerS far below
+// what the loop can do, the process idles between events and wakes for nearly every one.
+constexpr int64_t kIdleEventsPerS = 2000;
+SleepPlan LightLoad(int clients, int n) {
+  const int64_t mean_gap_us = static_cast<int64_t>(clients) * 1'000'000 / kIdleEventsPerS;
+  return {n, 0, 2 * mean_gap_us + 1};
 }
 
 struct IdleRun {
   double cpu_us = 0, blocks = 0;
   std::vector<RedisRuntime::WakeSample> wakes;  // the loop's wake-ups for a timer after idling
 };
-// `passes`: the light load with every request and reply held for an injected delay (as
-// kHeldCommands), its loop passes recorded there (RedisRuntime::RecordPasses).
-Result<IdleRun> IdleRunCost(const std::string& address, int clients, int n,
+// Every client on `plan`. With `passes`: every request and reply held for an injected delay
+// (as kHeldCommands), the loop's passes recorded there (RedisRuntime::RecordPasses).
+Result<IdleRun> IdleRunCost(const std::string& address, int clients, SleepPlan plan,
                             std::vector<RedisRuntime::PassSample>* passes = nullptr) {
   BackendConfig cfg;
   cfg.clients = clients;
@@ -119,13 +129,12 @@ Result<IdleRun> IdleRunCost(const std::string& address, int clients, int n,
     cfg.net.dist = sim::NetModel::Dist::kUniform;
     cfg.net.mean_us = kHoldUs;
   }
-  const int64_t mean_gap_us = static_cast<int64_t>(clients) * 1'000'000 / kIdleEventsPerS;
   IdleRun out;
   const auto start = [&](Runtime& rt) {
     static_cast<RedisRuntime&>(rt).RecordWakes(&out.wakes);
     static_cast<RedisRuntime&>(rt).RecordPasses(passes);
     for (int c = 0; c < clients; ++c)
-      rt.StartClient(c, IdleLoop(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), n, mean_gap_us));
+      rt.StartClient(c, SleepThenGet(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), plan));
   };
   Result<double> cpu = RuntimeRunCpuUs(address, cfg, start, {}, &out.blocks);
   if (!cpu.ok()) return cpu.status();
@@ -239,7 +248,7 @@ Status ClientMessages(const std::string& address, const Sizes& sizes, ClientSamp
 
 Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   Result<std::pair<IdleRun, IdleRun>> two = TwoRuns<IdleRun>(
-      sizes.idle_m1, sizes.idle_m2, [&](int m) { return IdleRunCost(address, sizes.clients, m); });
+      sizes.idle_m1, sizes.idle_m2, [&](int m) { return IdleRunCost(address, sizes.clients, LightLoad(sizes.clients, m)); });
   if (!two.ok()) return two.status();
   const auto& [small, large] = *two;
   const double steps = static_cast<double>(sizes.clients) * (sizes.idle_m2 - sizes.idle_m1);
@@ -252,45 +261,23 @@ Status ClientIdle(const std::string& address, const Sizes& sizes, ClientSamples*
   // Once more with its messages held, its passes recorded (a run of its own: recording costs
   // two system calls a pass, which the runs above must not pay).
   std::vector<RedisRuntime::PassSample> passes;
-  Result<IdleRun> held = IdleRunCost(address, sizes.clients, sizes.idle_m2, &passes);
+  Result<IdleRun> held = IdleRunCost(address, sizes.clients, LightLoad(sizes.clients, sizes.idle_m2), &passes);
   if (!held.ok()) return held.status();
   for (const RedisRuntime::PassSample& p : passes)
     if (out->passes.size() < RedisRuntime::kMaxPassSamples) out->passes.push_back(p);
   return Status::Ok();
 }
 
-// The cold waves: every client, `rounds` times, sleeps `idle_us` (and up to 1 ms more, so that
-// the timers fall due together, as a retry wave's do) and sends one GET; every request and reply
-// held (as kHeldCommands); the loop's passes recorded.
-Task<void> WaveLoop(Env& env, Command cmd, int rounds, int64_t idle_us) {
-  for (int i = 0; i < rounds; ++i) {
-    co_await env.SleepUs(idle_us + static_cast<int64_t>(env.Random() % 1000));
-    co_await env.Send(0, cmd);
-  }
-}
-
-Status WavePasses(const std::string& address, int clients, int rounds, int64_t idle_us,
-                  std::vector<RedisRuntime::PassSample>* passes) {
-  BackendConfig cfg;
-  cfg.clients = clients;
-  cfg.net.dist = sim::NetModel::Dist::kUniform;
-  cfg.net.mean_us = kHoldUs;
-  const auto start = [&](Runtime& rt) {
-    static_cast<RedisRuntime&>(rt).RecordPasses(passes);
-    for (int c = 0; c < clients; ++c)
-      rt.StartClient(c, WaveLoop(rt.env(c), Command::Plain({"GET", "calib:c" + std::to_string(c)}), rounds, idle_us));
-  };
-  Result<double> cpu = RuntimeRunCpuUs(address, cfg, start);
-  return cpu.ok() ? Status::Ok() : cpu.status();
-}
-
+// The waves: every client sleeps idle_ms (cold) or 10 ms (warm) and up to 1 ms more, so that the
+// timers fall due together as a retry wave's do, then sends one held GET; cold_rounds times.
 Status ClientCold(const std::string& address, const Sizes& sizes, ClientSamples* out) {
   out->cold_idle_ms = sizes.cold_idle_ms;
-  if (Status s = WavePasses(address, sizes.clients, sizes.cold_rounds, int64_t{sizes.cold_idle_ms} * 1000,
-                            &out->cold_passes);
-      !s.ok())
-    return s;
-  return WavePasses(address, sizes.clients, sizes.cold_rounds, 10'000, &out->warm_passes);
+  for (auto [idle_us, passes] : {std::pair{int64_t{sizes.cold_idle_ms} * 1000, &out->cold_passes},
+                                 std::pair{int64_t{10'000}, &out->warm_passes}}) {
+    Result<IdleRun> run = IdleRunCost(address, sizes.clients, {sizes.cold_rounds, idle_us, 1000}, passes);
+    if (!run.ok()) return run.status();
+  }
+  return Status::Ok();
 }
 
 Status ClientWake(const std::string& address, const Sizes& sizes, ClientSamples* out) {
