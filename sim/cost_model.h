@@ -75,6 +75,13 @@ struct ClientCosts {
   // the caller resumes). Empty: reply_us, as in every profile before the key; the read before
   // the hold costs hold_us.
   CostDist held_callback_us;
+  // A held message's other two steps (client passes, held requests written by the loop): the
+  // write when a held request's timer fires (empty: send_us) and the read of a reply or message
+  // that is then held, its hold armed (empty: hold_us). With the three held_* keys a held
+  // command's CPU is split over its steps as `locklab calibrate` measures it in a wave of held
+  // GETs (cross_checks.client_cold_fit); hold_us then is the request hold's arming alone.
+  CostDist held_write_us;
+  CostDist held_read_us;
   // Cold connections (client passes only): a client whose last reply was read cold_after_ms or
   // more ago pays cold_write_us on top of its next request's write and cold_read_us on top of its
   // next reply's read (what a connection untouched for that long costs once its buffers, parser

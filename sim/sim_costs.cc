@@ -38,6 +38,8 @@ void Simulator::InitCosts() {
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
                   !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty() ||
                   !c.wake_cpu_us.points.empty();
+  held_write_cost_ = c.held_write_us.points.empty() ? &c.send_us : &c.held_write_us;  // without the keys: as before
+  held_read_cost_ = c.held_read_us.points.empty() ? &c.hold_us : &c.held_read_us;
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
   if (client_passes()) client_loops_.assign(cpu_busy_ns_.size(), ClientLoop{});
   if (c.cold_after_ms > 0) last_read_ns_.assign(static_cast<size_t>(config_.clients), 0);
@@ -172,7 +174,7 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
     case kDeliver: {
       const InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
       if (f.reply_unread) {  // read, and its hold armed (client passes)
-        out->cost = &c.hold_us;
+        out->cost = held_read_cost_;
         out->timer = false;
       } else if (f.reply.type != Reply::Type::kTimeout) {
         out->cost = f.reply_after_hold && !c.held_callback_us.points.empty() ? &c.held_callback_us : &c.reply_us;
@@ -182,7 +184,7 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
       return true;
     }
     case kMessage:
-      out->cost = ev.b >= kMessageUnread ? &c.hold_us : message_cost_;
+      out->cost = ev.b >= kMessageUnread ? &c.hold_us : message_cost_;  // held_read_us: measured for replies
       out->held = ev.b == kMessageHeld;
       out->timer = ev.b == kMessageHeld || ev.b == kMessageAfterHold;
       return true;
@@ -191,7 +193,7 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
       out->timer = false;
       return true;
     case kSendHeld:
-      out->cost = &c.send_us;
+      out->cost = held_write_cost_;
       return true;
     case kWake:
     case kWaitTimeout:

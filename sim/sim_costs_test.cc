@@ -331,6 +331,10 @@ TEST(SimCosts, AHeldRequestIsWrittenWhenTheLoopRunsItsTimer) {
   // 113, client 1's queues behind it and leaves at 116; + 5 on the wire.
   cost.loop.held_request_waits = true;
   EXPECT_EQ(HeldArrivals(cost), (std::vector<int64_t>{118, 121}));
+  // With held_write_us (7) the timer's write costs that instead of send_us: client 0's write
+  // leaves at 117, client 1's at 124.
+  cost.client.held_write_us = CostDist::Constant(7);
+  EXPECT_EQ(HeldArrivals(cost), (std::vector<int64_t>{122, 129}));
 }
 
 // When client 0's GET and client 1's 1 us sleep resume them, with client 2 only taking its start
@@ -365,11 +369,13 @@ TEST(SimCosts, AClientPassTakesRepliesBeforeTimersAndWritesEachHandlersSends) {
 }
 
 // When client 0's GET resumes it while client 1, woken at 119, writes its own GET (one process,
-// every message held 100 us; the held reply's callback at held_callback_us when given).
-int64_t HeldReplyResumes(bool client_passes, double held_callback_us = 0) {
+// every message held 100 us; the held reply's callback at held_callback_us and its read at
+// held_read_us when given).
+int64_t HeldReplyResumes(bool client_passes, double held_callback_us = 0, double held_read_us = 0) {
   CostModel cost = OneProcessPasses(6, 3, 4, 1);
   cost.client.hold_us = CostDist::Constant(2);
   if (held_callback_us > 0) cost.client.held_callback_us = CostDist::Constant(held_callback_us);
+  if (held_read_us > 0) cost.client.held_read_us = CostDist::Constant(held_read_us);
   cost.loop.client_passes = client_passes;
   Simulator sim(CostConfig(2, cost, 100));
   int64_t got = 0, other = 0;
@@ -397,6 +403,13 @@ TEST(SimCosts, UnderClientPassesAHeldReplyIsReadBeforeItsHold) {
 TEST(SimCosts, UnderClientPassesAHeldReplysCallbackCostsHeldCallbackUsWhereTheProfileHasIt) {
   // As above, but the hold's end at 226 resumes the caller at held_callback_us (1): 227.
   EXPECT_EQ(HeldReplyResumes(true, 1), 227);
+}
+
+TEST(SimCosts, UnderClientPassesAHeldReplysReadCostsHeldReadUsWhereTheProfileHasIt) {
+  // The read at 124 takes held_read_us (5) instead of hold_us (2): the hold ends at 229, the
+  // callback (reply_us, 4) resumes the caller at 233; with held_callback_us (1) too, at 230.
+  EXPECT_EQ(HeldReplyResumes(true, 0, 5), 233);
+  EXPECT_EQ(HeldReplyResumes(true, 1, 5), 230);
 }
 
 // When a client's second GET, sent `sleep_us` after its first one's reply, resumes it (one

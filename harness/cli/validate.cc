@@ -141,7 +141,7 @@ struct PlannedExperiment {
 
 // Every spec resolved (and every recorded real figure found) before any run starts.
 Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& groups, const ValidateOptions& o,
-                                            const RecordedValidation* recorded) {
+                                            const std::vector<RecordedValidation>& recorded) {
   std::vector<PlannedExperiment> plan;
   for (const ValidateGroup& g : groups) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), g.name) == o.only.end()) continue;
@@ -160,11 +160,14 @@ Result<std::vector<PlannedExperiment>> Plan(const std::vector<ValidateGroup>& gr
           (s.backend == "sim" ? p.sim : p.real).push_back(s);
         }
       }
-      if (recorded != nullptr) {
-        Result<std::optional<RecordedReal>> r = recorded->Find(g.name, e.name, e.base, e.metrics, p.result.seeds);
+      if (!recorded.empty()) {
+        Result<std::optional<RecordedReal>> r =
+            recorded.size() == 1 ? recorded[0].Find(g.name, e.name, e.base, e.metrics, p.result.seeds)
+                                 : FindPooled(recorded, g.name, e.name, e.base, e.metrics);
         if (!r.ok()) return r.status();
         p.recorded = std::move(*r);
         if (p.recorded) p.real.clear();
+        if (p.recorded) p.result.real_sources = p.recorded->sources;
       }
       plan.push_back(std::move(p));
     }
@@ -199,7 +202,8 @@ void RunExperiment(PlannedExperiment* p, Progress* progress, bool* all_completed
     }
   }
   for (size_t m = 0; m < p->experiment->metrics.size(); ++m)
-    p->result.metrics.push_back(JudgeMetric(p->experiment->metrics[m], p->result.base.requests, sim[m], real[m]));
+    p->result.metrics.push_back(
+        JudgeMetric(p->experiment->metrics[m], p->result.base.requests, sim[m], real[m], p->result.real_sources));
 }
 
 }  // namespace
@@ -268,20 +272,24 @@ std::optional<Figure> FigureOf(MetricId id, const RunResult& r) {
 }
 
 MetricResult JudgeMetric(MetricId id, int64_t requests_per_run, const std::vector<std::optional<Figure>>& sim,
-                         const std::vector<std::optional<Figure>>& real) {
+                         const std::vector<std::optional<Figure>>& real, const std::vector<int>& real_sittings) {
   MetricResult m{id, sim, real, {}, {}, {}, {}};
   const MetricKind kind = MetricInfoOf(id).kind;
-  const auto sample = [kind](const std::vector<std::optional<Figure>>& figures) {
+  const auto sample = [kind](const std::vector<std::optional<Figure>>& figures, const std::vector<int>& sittings) {
     std::vector<double> values, trials;
-    for (const auto& f : figures) {
-      if (!f) continue;
-      values.push_back(f->value);
-      trials.push_back(f->trials);
+    std::vector<int> sitting;
+    for (size_t i = 0; i < figures.size(); ++i) {
+      if (!figures[i]) continue;
+      values.push_back(figures[i]->value);
+      trials.push_back(figures[i]->trials);
+      if (i < sittings.size()) sitting.push_back(sittings[i]);
     }
+    if (!sittings.empty())
+      return kind == MetricKind::kRate ? PooledRateSample(values, trials, sitting) : PooledMeanSample(values, sitting);
     return kind == MetricKind::kRate ? RateSample(values, trials) : MeanSample(values);
   };
-  m.sim = sample(sim);
-  m.real = sample(real);
+  m.sim = sample(sim, {});
+  m.real = sample(real, real_sittings);
   m.ratio = SimOverReal(kind, m.sim, m.real);
   m.verdict = Judge(kind, m.sim, m.real, requests_per_run);
   return m;
@@ -304,13 +312,13 @@ Result<ValidationResult> RunValidation(const ValidateOptions& o) {
   if (Status s = CheckValidateOptions(o); !s.ok()) return s;
   Result<std::vector<ValidateGroup>> groups = ValidateGroups(o.quick);
   if (!groups.ok()) return groups.status();
-  std::optional<RecordedValidation> recorded;
-  if (!o.real_from.empty()) {
-    Result<RecordedValidation> r = RecordedValidation::Load(o.real_from);
+  std::vector<RecordedValidation> recorded;
+  for (const std::string& path : o.real_from) {
+    Result<RecordedValidation> r = RecordedValidation::Load(path);
     if (!r.ok()) return r.status();
-    recorded = std::move(*r);
+    recorded.push_back(std::move(*r));
   }
-  Result<std::vector<PlannedExperiment>> plan = Plan(*groups, o, recorded ? &*recorded : nullptr);
+  Result<std::vector<PlannedExperiment>> plan = Plan(*groups, o, recorded);
   if (!plan.ok()) return plan.status();
   Progress progress;
   progress.on = o.progress;
@@ -320,7 +328,9 @@ Result<ValidationResult> RunValidation(const ValidateOptions& o) {
   }
   progress.total = progress.sim_left + progress.real_left;
   ValidationResult out;
-  if (recorded) out.real_from = recorded->Source();
+  if (recorded.size() == 1) out.real_from = recorded[0].Source();
+  if (recorded.size() > 1)
+    for (const RecordedValidation& r : recorded) out.real_from.push_back(r.Source());
   const bool real_now = progress.real_left > 0;
   out.load_start = LoadAverageText();
   if (real_now) out.wake_start = ProbeWakeLateness();

@@ -69,7 +69,10 @@ struct ValidateOptions {
   int seeds = 0;                  // 0: each group's default (quick: 3)
   bool quick = false;
   std::string profile = "default";  // the simulator's cost profile (RunSpec::profile)
-  std::string real_from;          // an earlier validation JSON: reuse its real runs (none made)
+  // Earlier validation JSONs whose real runs are reused (none made for what they have): one
+  // file, where it has the same experiment, configuration and seeds; several, every real run
+  // they recorded for the experiment's configuration, pooled (validate_recorded.h, FindPooled).
+  std::vector<std::string> real_from;
   std::string out = "results/validation/validation.json";
   bool progress = true;           // run i of n, elapsed, ETA on stderr
   std::string command;            // the command line, for the JSON's context
@@ -102,14 +105,15 @@ struct MetricResult {
 struct ExperimentResult {
   std::string group, name;
   RunSpec base;
-  std::vector<uint64_t> seeds;
+  std::vector<uint64_t> seeds;       // the simulator's (and real Redis's when run now or from one file)
+  std::vector<int> real_sources;    // pooled --real-from: the file of each real value; else empty
   std::vector<ValidateRun> runs;
   std::vector<MetricResult> metrics;
 };
 struct ValidationResult {
   std::vector<ExperimentResult> experiments;
   bool all_completed = true;
-  nlohmann::json real_from;  // --real-from: where the real figures come from; null otherwise
+  nlohmann::json real_from;  // --real-from: where the real figures come from (an array when pooled); null otherwise
   std::string load_start, load_end;  // the machine's load averages (LoadAverageText) around the runs
   // How late a sleeping thread woke (ProbeWakeLateness) before and after the runs; empty when no
   // real run was made now (all of them from --real-from).
@@ -122,9 +126,11 @@ Status CheckValidateOptions(const ValidateOptions& o);
 // Invalid before any run on bad input. Progress on stderr when o.progress.
 Result<ValidationResult> RunValidation(const ValidateOptions& o);
 
-// Judges one metric from the figures of each backend's runs, by seed.
+// Judges one metric from the figures of each backend's runs, by seed. real_sittings (pooled
+// --real-from: the sitting of each real run; empty otherwise) makes real Redis's intervals
+// cluster-robust over the sittings (validate_rule.h, PooledMeanSample).
 MetricResult JudgeMetric(MetricId id, int64_t requests_per_run, const std::vector<std::optional<Figure>>& sim,
-                         const std::vector<std::optional<Figure>>& real);
+                         const std::vector<std::optional<Figure>>& real, const std::vector<int>& real_sittings = {});
 
 // The JSON document (context: version, sha, host, date, options; the rule; groups).
 nlohmann::json ValidationJson(const ValidationResult& r, const ValidateOptions& o);

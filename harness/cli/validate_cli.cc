@@ -34,8 +34,11 @@ void AddValidateFlags(CLI::App* app, ValidateFlags* f) {
   app->add_option("--real-from", f->o.real_from,
                   "reuse the real-Redis runs of an earlier validation JSON where it has the same experiment, "
                   "configuration and seeds (real runs do not depend on the profile; the others run): judge a new "
-                  "--profile in minutes, not an hour")
-      ->type_name("FILE");
+                  "--profile in minutes, not an hour. Repeated: the files' real runs of each experiment pooled, "
+                  "whatever their seeds (sittings of the machine pooled; the JSON's real_sources says which file "
+                  "each value came from)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
   app->add_option("--out", f->o.out, "the JSON file (schema locklab.validation/1)")
       ->capture_default_str()
       ->type_name("FILE");

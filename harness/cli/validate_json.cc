@@ -89,7 +89,9 @@ json ExperimentJson(const ExperimentResult& e) {
                     {"wall_s", std::round(r.wall_s * 1000) / 1000},
                     {"replay", r.replay}});
   for (const MetricResult& m : e.metrics) metrics.push_back(MetricJson(m));
-  return {{"name", e.name}, {"config", config}, {"seeds", e.seeds}, {"metrics", metrics}, {"runs", runs}};
+  json out = {{"name", e.name}, {"config", config}, {"seeds", e.seeds}, {"metrics", metrics}, {"runs", runs}};
+  if (!e.real_sources.empty()) out["real_sources"] = e.real_sources;  // pooled: real per_seed by file
+  return out;
 }
 
 // A short number for a table cell: about 3 significant digits, at most 7 characters.
@@ -164,7 +166,8 @@ std::string ValidationTable(const ValidationResult& r) {
     if (e.group != group) {
       flush();
       group = e.group;
-      out += group + " (" + std::to_string(e.seeds.size()) + " seeds per backend)\n";
+      out += group + " (" + std::to_string(e.seeds.size()) +
+             (e.real_sources.empty() ? " seeds per backend)\n" : " seeds on the simulator; real Redis: the runs pooled)\n");
       table.emplace(std::vector<std::string>{"experiment", "metric", "sim [95% CI]", "real [95% CI]", "sim/real",
                                              "verdict"});
     }
@@ -176,9 +179,15 @@ std::string ValidationTable(const ValidationResult& r) {
     }
   }
   flush();
-  if (!r.real_from.is_null())
+  if (r.real_from.is_object())
     out += "real Redis: the runs recorded in " + r.real_from.value("file", "") + " (" + r.real_from.value("date", "") +
            ", " + r.real_from.value("sha", "") + ") wherever they match; the others ran now\n";
+  if (r.real_from.is_array()) {
+    out += "real Redis: every run recorded for each experiment in " + std::to_string(r.real_from.size()) +
+           " files, pooled (a sitting each); the others ran now:\n";
+    for (const nlohmann::json& f : r.real_from)
+      out += "  " + f.value("file", "") + " (" + f.value("date", "") + ", " + f.value("sha", "") + ")\n";
+  }
   if (!r.wake_start.empty())
     out += "machine around the real runs: " + WakeLatenessText(r.wake_start) + " before; " +
            WakeLatenessText(r.wake_end) + " after (load " + r.load_start + " -> " + r.load_end + ")\n";

@@ -38,9 +38,9 @@ Result<RecordedValidation> RecordedValidation::Load(const std::string& path) {
   return r;
 }
 
-Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& group, const std::string& name, const RunSpec& base,
-                                              const std::vector<MetricId>& metrics,
-                                              const std::vector<uint64_t>& seeds) const {
+Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& group, const std::string& name,
+                                                            const RunSpec& base, const std::vector<MetricId>& metrics,
+                                                            const std::vector<uint64_t>& seeds, bool any_seeds) const {
   const std::string what = "--real-from " + path_ + ": " + group + " " + name;
   try {
     for (const json& g : doc_.at("groups")) {
@@ -48,7 +48,10 @@ Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& 
       for (const json& e : g.at("experiments")) {
         if (e.value("name", "") != name) continue;
         if (Comparable(e.at("config")) != Comparable(ToJson(base))) return std::optional<RecordedReal>();
-        if (e.at("seeds").get<std::vector<uint64_t>>() != seeds) return std::optional<RecordedReal>();
+        if (e.contains("real_sources"))
+          return Status::Invalid(what + ": its real runs were pooled from several files; name those files instead");
+        const std::vector<uint64_t> recorded_seeds = e.at("seeds").get<std::vector<uint64_t>>();
+        if (!any_seeds && recorded_seeds != seeds) return std::optional<RecordedReal>();
         RecordedReal out;
         for (MetricId id : metrics) {
           const MetricInfo& info = MetricInfoOf(id);
@@ -57,10 +60,11 @@ Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& 
             if (m.value("name", "") == info.name) found = &m;
           std::vector<std::optional<Figure>> by_seed;
           if (found == nullptr) {  // a metric added since that file was made: no real value (n/a)
-            out.by_metric.emplace_back(seeds.size());
+            out.by_metric.emplace_back(recorded_seeds.size());
             continue;
           }
-          for (size_t i = 0; i < seeds.size(); ++i) by_seed.push_back(FigureAt(found->at("real"), info.kind, i));
+          for (size_t i = 0; i < recorded_seeds.size(); ++i)
+            by_seed.push_back(FigureAt(found->at("real"), info.kind, i));
           out.by_metric.push_back(std::move(by_seed));
         }
         for (const json& r : e.at("runs")) {
@@ -75,6 +79,24 @@ Result<std::optional<RecordedReal>> RecordedValidation::Find(const std::string& 
     return Status::Invalid(what + ": malformed (" + ex.what() + ")");
   }
   return std::optional<RecordedReal>();
+}
+
+Result<std::optional<RecordedReal>> FindPooled(const std::vector<RecordedValidation>& files, const std::string& group,
+                                               const std::string& name, const RunSpec& base,
+                                               const std::vector<MetricId>& metrics) {
+  std::optional<RecordedReal> pooled;
+  for (size_t f = 0; f < files.size(); ++f) {
+    Result<std::optional<RecordedReal>> r = files[f].Find(group, name, base, metrics, {}, /*any_seeds=*/true);
+    if (!r.ok()) return r.status();
+    if (!*r) continue;
+    if (!pooled) pooled = RecordedReal{std::vector<std::vector<std::optional<Figure>>>(metrics.size()), {}, {}};
+    for (size_t m = 0; m < metrics.size(); ++m)
+      pooled->by_metric[m].insert(pooled->by_metric[m].end(), (*r)->by_metric[m].begin(), (*r)->by_metric[m].end());
+    pooled->sources.insert(pooled->sources.end(), (*r)->by_metric.empty() ? 0 : (*r)->by_metric[0].size(),
+                           static_cast<int>(f));
+    pooled->runs.insert(pooled->runs.end(), (*r)->runs.begin(), (*r)->runs.end());
+  }
+  return pooled;
 }
 
 json RecordedValidation::Source() const {

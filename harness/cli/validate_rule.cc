@@ -27,8 +27,10 @@ double StandardErrorOfMean(const std::vector<double>& values) {
 // only when m2^2 > t^2 s2^2 (real Redis's mean is distinguishable from 0).
 bool FiellerInterval(const SeedSample& sim, const SeedSample& real, double* low, double* high) {
   const double m1 = sim.interval.estimate, m2 = real.interval.estimate;
-  const double s1 = StandardErrorOfMean(sim.values), s2 = StandardErrorOfMean(real.values);
-  const int64_t df = std::min(sim.interval.n, real.interval.n) - 1;
+  const auto se = [](const SeedSample& x) { return x.cluster_se >= 0 ? x.cluster_se : StandardErrorOfMean(x.values); };
+  const auto df_of = [](const SeedSample& x) { return x.cluster_df >= 0 ? x.cluster_df : x.interval.n - 1; };
+  const double s1 = se(sim), s2 = se(real);
+  const int64_t df = std::max<int64_t>(1, std::min(df_of(sim), df_of(real)));
   const double t = StudentT(kConfidence95, df);
   const double a = m2 * m2 - t * t * s2 * s2;
   if (!(a > 0)) return false;
@@ -91,6 +93,61 @@ SeedSample RateSample(const std::vector<double>& events, const std::vector<doubl
   return s;
 }
 
+namespace {
+
+// Per sitting (in order of first appearance): the sum of `values` and the number of them.
+void SumBySitting(const std::vector<double>& values, const std::vector<int>& sitting, std::vector<double>* sums,
+                  std::vector<double>* counts) {
+  std::vector<int> seen;
+  for (size_t i = 0; i < values.size() && i < sitting.size(); ++i) {
+    const size_t k = static_cast<size_t>(std::find(seen.begin(), seen.end(), sitting[i]) - seen.begin());
+    if (k == seen.size()) {
+      seen.push_back(sitting[i]);
+      sums->push_back(0);
+      counts->push_back(0);
+    }
+    (*sums)[k] += values[i];
+    (*counts)[k] += 1;
+  }
+}
+
+}  // namespace
+
+SeedSample PooledMeanSample(const std::vector<double>& values, const std::vector<int>& sitting) {
+  std::vector<double> sums, counts;
+  SumBySitting(values, sitting, &sums, &counts);
+  const size_t g = sums.size();
+  if (g < 2) return MeanSample(values);
+  const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  const double mean = std::accumulate(sums.begin(), sums.end(), 0.0) / total;
+  double ss = 0;  // CR1: the sittings' residual sums, squared
+  for (size_t k = 0; k < g; ++k) ss += (sums[k] - mean * counts[k]) * (sums[k] - mean * counts[k]);
+  const double gd = static_cast<double>(g);
+  SeedSample s;
+  s.values = values;
+  s.has_data = true;
+  s.cluster_se = std::sqrt(gd / (gd - 1) * ss) / total;
+  s.cluster_df = static_cast<int64_t>(g) - 1;
+  const double half = StudentT(kConfidence95, s.cluster_df) * s.cluster_se;
+  s.interval = Interval{mean, std::max(0.0, mean - half), mean + half, static_cast<int64_t>(values.size()),
+                        "cluster-t over " + std::to_string(g) + " sittings"};
+  return s;
+}
+
+SeedSample PooledRateSample(const std::vector<double>& events, const std::vector<double>& trials,
+                            const std::vector<int>& sitting) {
+  std::vector<double> event_sums, trial_sums, counts, unused;
+  SumBySitting(events, sitting, &event_sums, &counts);
+  SumBySitting(trials, sitting, &trial_sums, &unused);
+  SeedSample s = RateSample(events, trials);
+  if (event_sums.size() < 2) return s;
+  const int64_t runs = s.interval.n;
+  s.interval = ClusterRatioInterval(event_sums, trial_sums);
+  s.interval.method += " over " + std::to_string(event_sums.size()) + " sittings";
+  s.interval.n = runs;
+  return s;
+}
+
 SimRealRatio SimOverReal(MetricKind kind, const SeedSample& sim, const SeedSample& real) {
   SimRealRatio r;
   if (!sim.has_data || !real.has_data) {
@@ -115,7 +172,7 @@ SimRealRatio SimOverReal(MetricKind kind, const SeedSample& sim, const SeedSampl
   }
   r.low = low;
   r.high = high;
-  r.method = "fieller (t, min(n) - 1 df)";
+  r.method = real.cluster_df >= 0 ? "fieller (t, min(n - 1, sittings - 1) df)" : "fieller (t, min(n) - 1 df)";
   return r;
 }
 

@@ -38,6 +38,10 @@ struct SeedSample {
   Interval interval;           // n = runs that gave a value
   std::vector<double> values;  // one per such run: the figure, or events/trials for a rate
   bool has_data = false;       // false: no run gave a value (or, for a rate, no trials)
+  // Pooled sittings (PooledMeanSample): the mean's standard error over sittings and its
+  // degrees of freedom (sittings - 1), which Fieller's ratio then uses; -1: over runs.
+  double cluster_se = -1;
+  int64_t cluster_df = -1;
 };
 
 // kMean / kFailed: MeanInterval of `values`, the low end clamped at 0 (every metric is >= 0).
@@ -45,10 +49,20 @@ SeedSample MeanSample(const std::vector<double>& values);
 // kRate: ClusterRatioInterval(events, trials); values[i] = events[i] / trials[i] (0 when
 // trials[i] == 0). has_data only when some run had trials.
 SeedSample RateSample(const std::vector<double>& events, const std::vector<double>& trials);
+// Runs recorded in several sittings of the machine, sitting[i] the sitting of values[i] (real
+// Redis's figures move more between sittings than between the seeds of one): the mean of every
+// run with a cluster-robust Student t interval over the sittings (sittings - 1 df, method
+// "cluster-t over sittings"), the low end clamped at 0; one sitting: MeanSample.
+SeedSample PooledMeanSample(const std::vector<double>& values, const std::vector<int>& sitting);
+// A rate's events and trials, every run of a sitting summed: ClusterRatioInterval over the
+// sittings; values stay one per run.
+SeedSample PooledRateSample(const std::vector<double>& events, const std::vector<double>& trials,
+                            const std::vector<int>& sitting);
 
 // sim / real. `low`/`high` are set only when an honest interval exists:
 //  - kMean / kFailed with n >= 2 on both sides: Fieller's interval for the ratio of two
-//    independent means, Student t with min(n_sim, n_real) - 1 degrees of freedom (conservative);
+//    independent means, Student t with min(n_sim, n_real) - 1 degrees of freedom (conservative;
+//    a pooled side counts its sittings, with its cluster standard error);
 //    unbounded (and so not given) when real Redis's mean is not distinguishable from 0;
 //  - otherwise only the ratio of the estimates.
 // `estimate` is empty when real Redis's estimate is 0 or either side has no data.

@@ -119,6 +119,35 @@ TEST(ValidateRule, RatioOfMeansWithFiellersInterval) {
   EXPECT_FALSE(rate.low.has_value());
 }
 
+TEST(ValidateRule, PooledSittingsGiveAnIntervalOverSittings) {
+  // Two sittings of three runs, 1-3 and 10-12: mean 6.5; the sittings' residual sums -13.5 and
+  // 13.5, so se = sqrt(2 / 1 * 364.5) / 6 = 4.5 on 1 df (t = 12.71), the low end clamped at 0.
+  const SeedSample p = PooledMeanSample({1, 2, 3, 10, 11, 12}, {0, 0, 0, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(p.interval.estimate, 6.5);
+  EXPECT_DOUBLE_EQ(p.cluster_se, 4.5);
+  EXPECT_EQ(p.cluster_df, 1);
+  EXPECT_EQ(p.interval.n, 6);
+  EXPECT_EQ(p.interval.low, 0);
+  EXPECT_NEAR(p.interval.high, 6.5 + 12.706 * 4.5, 0.01);
+  EXPECT_EQ(p.interval.method, "cluster-t over 2 sittings");
+  EXPECT_GT(p.interval.high, MeanSample({1, 2, 3, 10, 11, 12}).interval.high);  // wider than over runs
+  // One sitting: the runs' t interval. The sittings need not be contiguous.
+  EXPECT_EQ(PooledMeanSample({1, 2, 4}, {3, 3, 3}).interval.high, MeanSample({1, 2, 4}).interval.high);
+  EXPECT_DOUBLE_EQ(PooledMeanSample({1, 10, 2, 11}, {0, 1, 0, 1}).cluster_se, 4.5);
+  // A rate: each sitting's events and trials summed, then the cluster ratio over the sittings.
+  const SeedSample r = PooledRateSample({1, 0, 3, 3}, {10, 10, 10, 10}, {0, 0, 1, 1});
+  const Interval want = ClusterRatioInterval({1, 6}, {20, 20});
+  EXPECT_DOUBLE_EQ(r.interval.high, want.high);
+  EXPECT_EQ(r.values.size(), 4u);
+  // Fieller's ratio with a pooled real side: its sittings' df (1) makes it wider than over runs.
+  // Sittings 1-3 and 7-9: over runs t(3) * 1.39 < 5, bounded; over sittings t(1) * 3 > 5, not.
+  const SimRealRatio pooled =
+      SimOverReal(MetricKind::kMean, MeanSample({6, 7, 8, 9}), PooledMeanSample({1, 2, 3, 7, 8, 9}, {0, 0, 0, 1, 1, 1}));
+  const SimRealRatio runs = SimOverReal(MetricKind::kMean, MeanSample({6, 7, 8, 9}), MeanSample({1, 2, 3, 7, 8, 9}));
+  EXPECT_FALSE(pooled.low.has_value());  // real's mean within t * se of 0 on 1 df: unbounded
+  EXPECT_TRUE(runs.low.has_value());
+}
+
 ValidationResult HandMadeResult() {
   ExperimentResult e;
   e.group = "suite";
@@ -258,6 +287,43 @@ void ExpectAMetricTheFileLacksIsNotApplicable(const nlohmann::json& made, const 
   EXPECT_EQ(client_metrics, static_cast<int>(o["groups"][0]["experiments"].size()));
 }
 
+// --real-from given twice (here the same file, standing for two sittings), with other seeds
+// than it recorded: every recorded real run of each experiment, pooled, and which file each
+// came from; the pooled file cannot itself serve as a source.
+void ExpectPooledFilesGiveEveryRecordedRun(const nlohmann::json& made, const std::string& made_path,
+                                           const std::filesystem::path& dir) {
+  const std::string pooled = (dir / "pooled.json").string();
+  ASSERT_EQ(Cli({"validate", "--quick", "--no-progress", "--only", "gc-pause", "--seeds", "2", "--real-from", made_path,
+                 "--real-from", made_path, "--out", pooled}),
+            kExitOk);
+  const nlohmann::json p = nlohmann::json::parse(ReadAll(pooled));
+  ASSERT_EQ(p["context"]["real_from"].size(), 2u);
+  EXPECT_EQ(p["context"]["real_from"][1]["file"], made_path);
+  const nlohmann::json* recorded = nullptr;
+  for (const auto& g : made["groups"])
+    if (g["name"] == "gc-pause") recorded = &g;
+  ASSERT_NE(recorded, nullptr);
+  for (size_t i = 0; i < p["groups"][0]["experiments"].size(); ++i) {
+    const auto& e = p["groups"][0]["experiments"][i];
+    const auto& was = (*recorded)["experiments"][i];
+    const size_t n = was["seeds"].size();
+    EXPECT_EQ(e["seeds"].size(), 2u);
+    std::vector<int> sources(n, 0);
+    sources.insert(sources.end(), n, 1);
+    EXPECT_EQ(e["real_sources"].get<std::vector<int>>(), sources);
+    for (size_t m = 0; m < e["metrics"].size(); ++m) {
+      const auto& real = e["metrics"][m]["real"];
+      auto twice = was["metrics"][m]["real"]["per_seed"];
+      for (size_t k = 0; k < n; ++k) twice.push_back(twice[k]);
+      EXPECT_EQ(real["per_seed"], twice);
+      EXPECT_EQ(e["metrics"][m]["sim"]["per_seed"].size(), 2u);
+    }
+  }
+  EXPECT_EQ(Cli({"validate", "--quick", "--no-progress", "--only", "gc-pause", "--real-from", pooled, "--out",
+                 (dir / "from-pooled.json").string()}),
+            kExitBadInput);
+}
+
 TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
   const std::string out = (dir_ / "validation.json").string();
   ASSERT_EQ(Cli({"validate", "--quick", "--no-progress", "--out", out}), kExitOk);
@@ -336,6 +402,7 @@ TEST_F(ValidateCli, QuickRunsEveryGroupOnBothBackends) {
   }
 
   ExpectAMetricTheFileLacksIsNotApplicable(j, dir_);
+  ExpectPooledFilesGiveEveryRecordedRun(j, out, dir_);
 }
 
 }  // namespace

@@ -489,7 +489,9 @@ std::string CalibrationTable(const sim::CostModel& model) {
       {"loop.reply_write_us", &model.loop.reply_write_us},
       {"one_way_us", &model.one_way_us}};
   // Keys most profiles do not have: a row only when set.
-  for (const auto& row : {std::pair{"client.held_callback_us", &model.client.held_callback_us},
+  for (const auto& row : {std::pair{"client.held_write_us", &model.client.held_write_us},
+                          std::pair{"client.held_read_us", &model.client.held_read_us},
+                          std::pair{"client.held_callback_us", &model.client.held_callback_us},
                           std::pair{"client.cold_write_us", &model.client.cold_write_us},
                           std::pair{"client.cold_read_us", &model.client.cold_read_us}})
     if (!row.second->points.empty()) rows.push_back(row);

@@ -167,9 +167,11 @@ auto ClientDists(C& c) {
 template <class C>
 auto OptionalClientDists(C& c) {
   using D = decltype(&c.message_us);
-  return std::array<std::pair<const char*, D>, 5>{{{"message_us", &c.message_us},
+  return std::array<std::pair<const char*, D>, 7>{{{"message_us", &c.message_us},
                                                    {"wake_cpu_us", &c.wake_cpu_us},
                                                    {"held_callback_us", &c.held_callback_us},
+                                                   {"held_write_us", &c.held_write_us},
+                                                   {"held_read_us", &c.held_read_us},
                                                    {"cold_write_us", &c.cold_write_us},
                                                    {"cold_read_us", &c.cold_read_us}}};
 }
@@ -208,7 +210,8 @@ Status ReadWakeRows(const nlohmann::json& j, std::vector<sim::WakeRow>* rows) {
 Status ReadClient(const nlohmann::json& j, sim::ClientCosts* c) {
   if (Status s = OnlyKeys(j, "client",
                           {"placement", "send_us", "reply_us", "timer_us", "hold_us", "message_us", "wake_cpu_us",
-                           "wake_after_idle", "held_callback_us", "cold_after_ms", "cold_write_us", "cold_read_us"});
+                           "wake_after_idle", "held_callback_us", "held_write_us", "held_read_us", "cold_after_ms",
+                           "cold_write_us", "cold_read_us"});
       !s.ok())
     return s;
   if (!j.contains("placement")) return Bad("client.placement", "missing");
@@ -331,8 +334,12 @@ Status ReadBody(const nlohmann::json& j, sim::CostModel* m) {
   if (j.contains("loop"))
     if (Status s = ReadLoop(j.at("loop"), &m->loop); !s.ok()) return s;
   const sim::ClientCosts& c = m->client;
-  if ((c.cold_after_ms > 0 || !c.held_callback_us.points.empty()) && !m->loop.client_passes)
-    return Bad("client", "held_callback_us and cold_after_ms need the client loop in passes (loop.client: \"passes\")");
+  const bool held_split = !c.held_callback_us.points.empty() || !c.held_write_us.points.empty() || !c.held_read_us.points.empty();
+  if ((c.cold_after_ms > 0 || held_split) && !m->loop.client_passes)
+    return Bad("client", "held_callback_us, held_write_us, held_read_us and cold_after_ms need the client loop in passes "
+                         "(loop.client: \"passes\")");
+  if (!c.held_write_us.points.empty() && !m->loop.held_request_waits)
+    return Bad("client.held_write_us", "needs held requests written by the loop (loop.held_request: \"loop\")");
   Result<sim::CostDist> one_way = ReadDist(j, "one_way_us", "one_way_us");
   if (!one_way.ok()) return one_way.status();
   m->one_way_us = std::move(*one_way);

@@ -14,6 +14,12 @@
 //               "wake_cpu_us": DIST,                     optional: a wake-up's own CPU
 //               "held_callback_us": DIST,                optional, client passes only: a held
 //                                                         reply's callback (else reply_us)
+//               "held_write_us": DIST,                   optional, client passes only: a held
+//                                                         request's write when its timer fires
+//                                                         (else send_us; needs held_request loop)
+//               "held_read_us": DIST,                    optional, client passes only: reading a
+//                                                         reply or message to hold, its hold
+//                                                         armed (else hold_us)
 //               "cold_write_us": DIST, "cold_read_us": DIST, "cold_after_ms": 1000,  optional,
 //                                                         together, client passes only: a write
 //                                                         or read that long after the client's

@@ -32,6 +32,8 @@ sim::CostModel Sample() {
   m.client.message_us = D({{0, 6}, {1, 9}});
   m.client.wake_cpu_us = D({{0, 20}, {1, 60}});
   m.client.held_callback_us = sim::CostDist::Constant(1.25);
+  m.client.held_write_us = D({{0, 4}, {1, 5.5}});
+  m.client.held_read_us = sim::CostDist::Constant(2.25);
   m.client.cold_after_ms = 1000;
   m.client.cold_write_us = D({{0, 2}, {1, 3.5}});
   m.client.cold_read_us = sim::CostDist::Constant(1.5);
@@ -67,7 +69,8 @@ bool SameDist(const sim::CostDist& a, const sim::CostDist& b) { return a.points 
 
 // The client keys that need the client loop in passes (the sample has them), out of a profile.
 void EraseClientPassKeys(nlohmann::json& j) {
-  for (const char* k : {"held_callback_us", "cold_after_ms", "cold_write_us", "cold_read_us"}) j["client"].erase(k);
+  for (const char* k : {"held_callback_us", "held_write_us", "held_read_us", "cold_after_ms", "cold_write_us", "cold_read_us"})
+    j["client"].erase(k);
 }
 
 TEST_F(CalibProfile, RoundTrip) {
@@ -95,6 +98,8 @@ TEST_F(CalibProfile, RoundTrip) {
   EXPECT_TRUE(SameDist(back->client.message_us, m.client.message_us));
   EXPECT_TRUE(SameDist(back->client.wake_cpu_us, m.client.wake_cpu_us));
   EXPECT_TRUE(SameDist(back->client.held_callback_us, m.client.held_callback_us));
+  EXPECT_TRUE(SameDist(back->client.held_write_us, m.client.held_write_us));
+  EXPECT_TRUE(SameDist(back->client.held_read_us, m.client.held_read_us));
   EXPECT_EQ(back->client.cold_after_ms, 1000);
   EXPECT_TRUE(SameDist(back->client.cold_write_us, m.client.cold_write_us));
   EXPECT_TRUE(SameDist(back->client.cold_read_us, m.client.cold_read_us));
@@ -197,9 +202,10 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
   EXPECT_EQ(LoadProfile(Path("missing.json")).status().code(), Status::Code::kFailed);
 }
 
-TEST_F(CalibProfile, HeldCallbackAndColdKeysAreOptionalGoTogetherAndNeedClientPasses) {
+TEST_F(CalibProfile, HeldAndColdKeysAreOptionalGoTogetherAndNeedClientPasses) {
   EXPECT_TRUE(LoadEdited([](auto& j) { EraseClientPassKeys(j); }).ok());  // profiles made before the keys
   EXPECT_TRUE(LoadEdited([](auto& j) { j["client"].erase("cold_read_us"); }).ok());  // one of the two suffices
+  EXPECT_TRUE(LoadEdited([](auto& j) { j["client"].erase("held_write_us"); }).ok());  // each held_* key alone
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> bad = {
       {[](auto& j) { j["client"].erase("cold_after_ms"); }, "client.cold_after_ms: goes with cold_write_us"},
       {[](auto& j) {
@@ -209,7 +215,8 @@ TEST_F(CalibProfile, HeldCallbackAndColdKeysAreOptionalGoTogetherAndNeedClientPa
        "client.cold_after_ms: goes with cold_write_us"},
       {[](auto& j) { j["client"]["cold_after_ms"] = 0; }, "client.cold_after_ms: must be from 0.001"},
       {[](auto& j) { j["loop"]["client"] = "events", j["loop"].erase("client_wake"); },
-       "client: held_callback_us and cold_after_ms need the client loop in passes"},
+       "client: held_callback_us, held_write_us, held_read_us and cold_after_ms need the client loop in passes"},
+      {[](auto& j) { j["loop"].erase("held_request"); }, "client.held_write_us: needs held requests written by the loop"},
   };
   for (const auto& [edit, key] : bad) {
     const Status s = LoadEdited(edit);
