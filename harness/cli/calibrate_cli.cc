@@ -41,6 +41,11 @@ const char* kFooter =
     "                            command and a timer, over the loop's voluntary context switches per step\n"
     "  client.wake_after_idle    one idle client of the real runtime sleeping 5 us to 50 ms: how late each\n"
     "                            timer fires (a halted vCPU wakes slowly; a row per idle time)\n"
+    "  --held-only: client.held_write_us, held_read_us, held_callback_us and hold_us of a profile whose client\n"
+    "                            loop runs in passes: waves of held GETs from all 1000 clients after 10 ms of\n"
+    "                            sleep, each loop pass's CPU fitted to its steps (a write, a read, a held reply's\n"
+    "                            callback; hold_us the timer step less timer_us); the same waves are the full\n"
+    "                            calibration's cross-check client_cold_fit\n"
     "  machine.stall_us          last, no server running: a thread busy on every CPU at once, 4 s a round;\n"
     "                            each gap of 200 us or more between two clock readings is a stall (the VM or\n"
     "                            kernel took the CPU): their lengths, and how many a second per CPU\n"
@@ -51,6 +56,7 @@ const char* kFooter =
     "  locklab calibrate --out harness/profiles/default.json\n"
     "  locklab calibrate --check harness/profiles/default.json   is it a valid profile?\n"
     "  locklab calibrate --machine-only harness/profiles/default.json --out my.json   add this machine's stalls\n"
+    "  locklab calibrate --held-only harness/profiles/default.json --out my.json   split a held command's CPU\n"
     "Exit status: 0 profile written, 1 a measurement failed or the file could not be written, 2 bad input.\n";
 
 }  // namespace
@@ -83,6 +89,14 @@ CalibrateCli::CalibrateCli(CLI::App& app) {
       ->type_name("FILE")
       ->excludes("--check")
       ->excludes("--fewer-connections");
+  sub_->add_option("--held-only", held_only_,
+                   "measure only a held command's CPU per step of the client loop (--rounds x the waves of held "
+                   "GETs) and write this profile with client.held_write_us, held_read_us, held_callback_us and "
+                   "hold_us from them to --out (its other figures as they are)")
+      ->type_name("FILE")
+      ->excludes("--check")
+      ->excludes("--fewer-connections")
+      ->excludes("--machine-only");
   sub_->footer(kFooter);
 }
 
@@ -104,6 +118,7 @@ int CalibrateCli::Run() const {
   }
   const int rounds = rounds_o_->count() > 0 ? rounds_ : (quick_ ? kQuickRounds : rounds_);
   if (!machine_only_.empty()) return RunMachineOnly(path, rounds);
+  if (!held_only_.empty()) return RunHeldOnly(path, rounds);
   CalibrateOptions o;
   o.quick = quick_;
   o.fewer_connections = fewer_connections_;
@@ -155,6 +170,34 @@ int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
     return kExitInternal;
   }
   std::printf("profile: %s (%s with this machine's stalls)\n", path.c_str(), machine_only_.c_str());
+  return kExitOk;
+}
+
+int CalibrateCli::RunHeldOnly(const std::string& path, int rounds) const {
+  ProfileContext context;
+  Result<sim::CostModel> m = LoadProfile(held_only_, &context);
+  if (!m.ok()) {
+    std::fprintf(stderr, "locklab: --held-only: %s (give a profile file)\n", m.status().message().c_str());
+    return kExitBadInput;
+  }
+  CalibrateOptions o;
+  o.quick = quick_;
+  o.rounds = rounds;
+  if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
+  if (!context.measurements.is_object()) context.measurements = nlohmann::ordered_json::object();
+  Result<sim::CostModel> split = CalibrateHeldSplit(o, *m, &context.measurements);
+  if (!split.ok()) {
+    std::fprintf(stderr, "locklab: --held-only %s: %s\n", held_only_.c_str(), split.status().message().c_str());
+    return split.status().invalid() ? kExitBadInput : kExitInternal;
+  }
+  context.measurements["cross_checks"]["held_split_measured_utc"] = UtcNowText();
+  split->name += "-held-split";
+  std::fputs(CalibrationTable(*split).c_str(), stdout);
+  if (Status s = WriteProfile(path, *split, context); !s.ok()) {
+    std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
+    return kExitInternal;
+  }
+  std::printf("profile: %s (%s with a held command's CPU split over its steps)\n", path.c_str(), held_only_.c_str());
   return kExitOk;
 }
 

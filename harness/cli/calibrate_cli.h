@@ -24,7 +24,8 @@ class CalibrateCli {
   CLI::App* sub_ = nullptr;
   CLI::Option* rounds_o_ = nullptr;
   int RunMachineOnly(const std::string& path, int rounds) const;
-  std::string out_, check_, machine_only_;
+  int RunHeldOnly(const std::string& path, int rounds) const;
+  std::string out_, check_, machine_only_, held_only_;
   int rounds_ = 5;
   bool quick_ = false;
   int fewer_connections_ = 0;

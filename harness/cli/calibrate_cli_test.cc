@@ -27,6 +27,8 @@ TEST_F(CalibCli, BadFlagsExit2AndRunNothing) {
   EXPECT_EQ(Cli({"calibrate", "--fast"}), kExitBadInput);
   EXPECT_EQ(Cli({"calibrate", "--out", Path("dir/")}), kExitBadInput);
   EXPECT_EQ(Cli({"calibrate", "--machine-only", Path("missing.json"), "--out", Path("o.json")}), kExitBadInput);
+  EXPECT_EQ(Cli({"calibrate", "--held-only", Path("missing.json"), "--out", Path("o.json")}), kExitBadInput);
+  EXPECT_EQ(Cli({"calibrate", "--held-only", "a.json", "--machine-only", "b.json"}), kExitBadInput);
   EXPECT_FALSE(std::filesystem::exists(dir_));
   EXPECT_EQ(DefaultProfilePath().rfind("results/calibration/profile-", 0), 0u);
 }
@@ -64,6 +66,15 @@ TEST_F(CalibCli, CheckNamesTheBadKey) {
   const std::string err2 = testing::internal::GetCapturedStderr();
   EXPECT_NE(err2.find("node.blpop_serve_us.points[0]"), std::string::npos) << err2;
   EXPECT_EQ(std::count(err2.begin(), err2.end(), '\n'), 1) << err2;
+  EXPECT_FALSE(std::filesystem::exists(Path("o.json")));
+  // --held-only needs a profile whose client loop runs in passes, held requests written by the
+  // loop: refused before any server starts.
+  m.name = "events";
+  std::ofstream(Path("events.json")) << ProfileJson(m, ProfileContext()).dump();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(Cli({"calibrate", "--held-only", Path("events.json"), "--out", Path("o.json")}), kExitBadInput);
+  const std::string err3 = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err3.find("\"client\": \"passes\""), std::string::npos) << err3;
   EXPECT_FALSE(std::filesystem::exists(Path("o.json")));
 }
 

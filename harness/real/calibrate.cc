@@ -23,6 +23,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 using calib::ClientSamples;
+using calib::PassFitJson;
 using calib::NodeSamples;
 using calib::Sizes;
 
@@ -63,41 +64,6 @@ ojson QuantilesBy(const std::map<int, std::vector<double>>& m) {
     const LatencySummary s = Summarize(v);
     j[std::to_string(k)] = ojson{{"n", s.count}, {"p50", R3(s.p50)}, {"p90", R3(s.p90)}};
   }
-  return j;
-}
-
-// The light held load's passes (ClientSamples::passes): each pass's CPU fitted by least squares
-// to its steps, a coefficient per kind present (a pass, a timer, a write, a read, a held reply's
-// callback, a pass that began by sleeping), as the README's loop-log fits do.
-ojson PassFitJson(const std::vector<RedisRuntime::PassSample>& passes) {
-  std::vector<std::vector<double>> rows;
-  std::vector<double> y;
-  for (const RedisRuntime::PassSample& p : passes) {
-    rows.push_back({1.0, static_cast<double>(p.timers), static_cast<double>(p.writes), static_cast<double>(p.reads),
-                    static_cast<double>(p.held_replies), p.slept ? 1.0 : 0.0});
-    y.push_back(p.cpu_us);
-  }
-  static constexpr const char* kNames[] = {"per_pass_us", "timer_us", "write_us", "read_us", "held_reply_us", "slept_us"};
-  std::vector<size_t> kept;  // the columns that are not always zero
-  for (size_t c = 0; c < std::size(kNames); ++c)
-    for (const auto& r : rows)
-      if (r[c] != 0) {
-        kept.push_back(c);
-        break;
-      }
-  for (auto& r : rows) {
-    std::vector<double> k;
-    for (size_t c : kept) k.push_back(r[c]);
-    r = std::move(k);
-  }
-  ojson j{{"passes", passes.size()}};
-  const std::optional<LinearFit> fit = FitLinear(rows, y);
-  if (!fit) {
-    j["fit"] = "none (too few passes, or kinds of step that always come together)";
-    return j;
-  }
-  for (size_t i = 0; i < kept.size(); ++i) j[kNames[kept[i]]] = R3(fit->coef[i]);
-  j["r2"] = R3(fit->r2);
   return j;
 }
 

@@ -99,6 +99,21 @@ Result<Calibration> Calibrate(const CalibrateOptions& options);
 // measurements["figures"]["machine.stall_us"] and ["cross_checks"].
 Result<sim::StallCosts> CalibrateMachine(const CalibrateOptions& options, nlohmann::ordered_json* measurements);
 
+// A held command's CPU split over the client loop's steps, measured alone (`locklab calibrate
+// --held-only`): on a redis-server of its own, `rounds` x the cold and warm waves of held GETs
+// (cross_checks.client_cold_fit's measurement); from the warm waves' pass fit, `base` with
+// client.held_write_us, held_read_us and held_callback_us (constants: the fit's write, read and
+// held-reply coefficients) and hold_us (the fit's timer step less base's timer_us, at least 0:
+// what arming a hold adds to a timer's step). The fit goes to cross_checks.held_split_fit.
+// Invalid when base's loop is not in passes with held requests written by the loop; Failed when
+// the fit is unusable (a coefficient missing or not above 0, R² below kHeldFitMinR2).
+inline constexpr double kHeldFitMinR2 = 0.9;
+Result<sim::CostModel> CalibrateHeldSplit(const CalibrateOptions& options, const sim::CostModel& base,
+                                          nlohmann::ordered_json* measurements);
+// The step of CalibrateHeldSplit after its measurement: `base` with the keys from a pass fit
+// ({"timer_us", "write_us", "read_us", "held_reply_us", "r2"}); Failed when it is unusable.
+Result<sim::CostModel> HeldSplitFromFit(const sim::CostModel& base, const nlohmann::ordered_json& warm_fit);
+
 // The figures as a text table: one row per figure with mean, p50 and p99 (µs).
 std::string CalibrationTable(const sim::CostModel& model);
 

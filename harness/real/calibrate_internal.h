@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
 #include <utility>
@@ -195,6 +196,12 @@ Status MachineStalls(const std::vector<int>& cpus, double seconds, double thresh
 
 // The steady clock in µs, for timing (differences only).
 double SteadyUs();
+
+using ojson = nlohmann::ordered_json;
+// Each pass's CPU fitted by least squares to its steps, a coefficient per kind present (a pass,
+// a timer, a write, a read, a held reply's callback, a pass that began by sleeping), as the
+// README's loop-log fits do: {"passes", "per_pass_us", "timer_us", ..., "r2"}, or "fit": "none".
+ojson PassFitJson(const std::vector<RedisRuntime::PassSample>& passes);
 
 // Least squares y = a + b x.
 std::pair<double, double> FitLine(const std::vector<double>& x, const std::vector<double>& y);

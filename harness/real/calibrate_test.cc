@@ -225,6 +225,33 @@ TEST(CalibFitLine, LeastSquares) {
   EXPECT_EQ(calib::FitLine({3, 3}, {1, 2}).second, 0.0);
 }
 
+TEST(CalibHeldSplit, TheFitsCoefficientsBecomeTheHeldKeys) {
+  sim::CostModel base;
+  base.client.timer_us = sim::CostDist::Constant(1.5);
+  base.client.hold_us = sim::CostDist::Constant(1);
+  base.client.send_us = sim::CostDist::Constant(2.8);
+  const calib::ojson fit = {{"timer_us", 2.0}, {"write_us", 5.0}, {"read_us", 2.25}, {"held_reply_us", 0.5}, {"r2", 0.97}};
+  Result<sim::CostModel> m = HeldSplitFromFit(base, fit);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->client.held_write_us.MeanUs(), 5.0);
+  EXPECT_EQ(m->client.held_read_us.MeanUs(), 2.25);
+  EXPECT_EQ(m->client.held_callback_us.MeanUs(), 0.5);
+  EXPECT_EQ(m->client.hold_us.MeanUs(), 0.5);  // the timer step 2.0 less timer_us 1.5
+  EXPECT_EQ(m->client.send_us.MeanUs(), 2.8);  // the rest as it was
+  calib::ojson cheap = fit;
+  cheap["timer_us"] = 0.5;  // a wave's timer step cheaper than timer_us: arming adds nothing
+  EXPECT_EQ(HeldSplitFromFit(base, cheap)->client.hold_us.MeanUs(), 0.0);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{{"write_us", 0}, {"read_us", -1}, {"r2", 0.5}}) {
+    calib::ojson bad = fit;
+    bad[key] = value;
+    const Result<sim::CostModel> r = HeldSplitFromFit(base, bad);
+    ASSERT_FALSE(r.ok()) << key;
+    EXPECT_NE(r.status().message().find(key == "r2" ? "R2" : key), std::string::npos) << r.status().message();
+  }
+  calib::ojson none = {{"passes", 3}, {"fit", "none"}};
+  EXPECT_FALSE(HeldSplitFromFit(base, none).ok());
+}
+
 TEST(CalibRealServer, BadRoundsAndAMissingServerAreErrors) {
   CalibrateOptions o;
   o.rounds = 0;
