@@ -59,6 +59,12 @@ const char* kFooter =
     "  locklab calibrate --held-only harness/profiles/default.json --out my.json   split a held command's CPU\n"
     "Exit status: 0 profile written, 1 a measurement failed or the file could not be written, 2 bad input.\n";
 
+// name + suffix, unless name ends with it already (a profile measured again).
+std::string WithSuffix(const std::string& name, const std::string& suffix) {
+  const bool has = name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has ? name : name + suffix;
+}
+
 }  // namespace
 
 std::string DefaultProfilePath() {
@@ -139,11 +145,12 @@ int CalibrateCli::Run() const {
   return kExitOk;
 }
 
-int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
+int CalibrateCli::RunOnProfile(const std::string& flag, const std::string& in, const std::string& path, int rounds,
+                               const ProfileStep& step, const char* what) const {
   ProfileContext context;
-  Result<sim::CostModel> m = LoadProfile(machine_only_, &context);
+  Result<sim::CostModel> m = LoadProfile(in, &context);
   if (!m.ok()) {  // a missing or broken input file is the user's to fix: exit 2 either way
-    std::fprintf(stderr, "locklab: --machine-only: %s (give a profile file)\n", m.status().message().c_str());
+    std::fprintf(stderr, "locklab: %s: %s (give a profile file)\n", flag.c_str(), m.status().message().c_str());
     return kExitBadInput;
   }
   CalibrateOptions o;
@@ -151,54 +158,48 @@ int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
   o.rounds = rounds;
   if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
   if (!context.measurements.is_object()) context.measurements = nlohmann::ordered_json::object();
-  Result<sim::StallCosts> machine = CalibrateMachine(o, &context.measurements);
-  if (!machine.ok()) {
-    std::fprintf(stderr, "locklab: %s\n", machine.status().message().c_str());
-    return kExitInternal;
+  Result<sim::CostModel> out = step(o, *m, &context.measurements);
+  if (!out.ok()) {
+    std::fprintf(stderr, "locklab: %s %s: %s\n", flag.c_str(), in.c_str(), out.status().message().c_str());
+    return out.status().invalid() ? kExitBadInput : kExitInternal;
   }
-  context.measurements["cross_checks"]["machine_measured_utc"] = UtcNowText();
-  m->machine = *machine;
-  m->name += "-stalls";
-  if (m->fewer != nullptr) {
-    auto fewer = std::make_shared<sim::CostModel>(*m->fewer);
-    fewer->machine = *machine;
-    m->fewer = std::move(fewer);
-  }
-  std::fputs(CalibrationTable(*m).c_str(), stdout);
-  if (Status s = WriteProfile(path, *m, context); !s.ok()) {
+  std::fputs(CalibrationTable(*out).c_str(), stdout);
+  if (Status s = WriteProfile(path, *out, context); !s.ok()) {
     std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
     return kExitInternal;
   }
-  std::printf("profile: %s (%s with this machine's stalls)\n", path.c_str(), machine_only_.c_str());
+  std::printf("profile: %s (%s with %s)\n", path.c_str(), in.c_str(), what);
   return kExitOk;
 }
 
+int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
+  const auto step = [](const CalibrateOptions& o, sim::CostModel m,
+                       nlohmann::ordered_json* measurements) -> Result<sim::CostModel> {
+    Result<sim::StallCosts> machine = CalibrateMachine(o, measurements);
+    if (!machine.ok()) return machine.status();
+    (*measurements)["cross_checks"]["machine_measured_utc"] = UtcNowText();
+    m.machine = *machine;
+    m.name = WithSuffix(m.name, "-stalls");
+    if (m.fewer != nullptr) {
+      auto fewer = std::make_shared<sim::CostModel>(*m.fewer);
+      fewer->machine = *machine;
+      m.fewer = std::move(fewer);
+    }
+    return m;
+  };
+  return RunOnProfile("--machine-only", machine_only_, path, rounds, step, "this machine's stalls");
+}
+
 int CalibrateCli::RunHeldOnly(const std::string& path, int rounds) const {
-  ProfileContext context;
-  Result<sim::CostModel> m = LoadProfile(held_only_, &context);
-  if (!m.ok()) {
-    std::fprintf(stderr, "locklab: --held-only: %s (give a profile file)\n", m.status().message().c_str());
-    return kExitBadInput;
-  }
-  CalibrateOptions o;
-  o.quick = quick_;
-  o.rounds = rounds;
-  if (!no_progress_) o.progress = [](const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); };
-  if (!context.measurements.is_object()) context.measurements = nlohmann::ordered_json::object();
-  Result<sim::CostModel> split = CalibrateHeldSplit(o, *m, &context.measurements);
-  if (!split.ok()) {
-    std::fprintf(stderr, "locklab: --held-only %s: %s\n", held_only_.c_str(), split.status().message().c_str());
-    return split.status().invalid() ? kExitBadInput : kExitInternal;
-  }
-  context.measurements["cross_checks"]["held_split_measured_utc"] = UtcNowText();
-  split->name += "-held-split";
-  std::fputs(CalibrationTable(*split).c_str(), stdout);
-  if (Status s = WriteProfile(path, *split, context); !s.ok()) {
-    std::fprintf(stderr, "locklab: %s\n", s.message().c_str());
-    return kExitInternal;
-  }
-  std::printf("profile: %s (%s with a held command's CPU split over its steps)\n", path.c_str(), held_only_.c_str());
-  return kExitOk;
+  const auto step = [](const CalibrateOptions& o, sim::CostModel m,
+                       nlohmann::ordered_json* measurements) -> Result<sim::CostModel> {
+    Result<sim::CostModel> split = CalibrateHeldSplit(o, m, measurements);
+    if (!split.ok()) return split.status();
+    (*measurements)["cross_checks"]["held_split_measured_utc"] = UtcNowText();
+    split->name = WithSuffix(split->name, "-held-split");
+    return split;
+  };
+  return RunOnProfile("--held-only", held_only_, path, rounds, step, "a held command's CPU split over its steps");
 }
 
 }  // namespace locklab

@@ -43,6 +43,29 @@ TEST_F(CalibCli, QuickWritesAProfileThatLoads) {
   EXPECT_EQ(Cli({"calibrate", "--check", out}), kExitOk);
 }
 
+// --held-only on the committed default: a profile with the held keys, or, on a machine too busy
+// for the waves' fit, exit 1 naming why and no file.
+TEST_F(CalibCli, HeldOnlyWritesTheHeldKeysOrSaysWhyNot) {
+  const std::string out = Path("held.json");
+  testing::internal::CaptureStderr();
+  const int code = Cli({"calibrate", "--held-only", CommittedProfilePath(), "--quick", "--rounds", "2", "--no-progress",
+                        "--out", out});
+  const std::string err = testing::internal::GetCapturedStderr();
+  if (code == kExitInternal) {
+    EXPECT_NE(err.find("measure again on a quieter machine"), std::string::npos) << err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    return;
+  }
+  ASSERT_EQ(code, kExitOk) << err;
+  Result<sim::CostModel> m = LoadProfile(out);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_GT(m->client.held_write_us.MeanUs(), 0.0);
+  EXPECT_GT(m->client.held_read_us.MeanUs(), 0.0);
+  EXPECT_GT(m->client.held_callback_us.MeanUs(), 0.0);
+  EXPECT_EQ(m->name.size() - m->name.rfind("-held-split"), std::string("-held-split").size());
+  EXPECT_EQ(m->name.find("-held-split-held-split"), std::string::npos);  // measured again: one suffix
+}
+
 TEST_F(CalibCli, CheckNamesTheBadKey) {
   std::filesystem::create_directories(dir_);
   sim::CostModel m;

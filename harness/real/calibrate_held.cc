@@ -79,7 +79,13 @@ Result<sim::CostModel> CalibrateHeldSplit(const CalibrateOptions& options, const
   if (!base.loop.client_passes || !base.loop.held_request_waits)
     return Status::Invalid("the profile's loop must have \"client\": \"passes\" and \"held_request\": \"loop\" (the "
                            "held steps are steps of the client loop's passes)");
-  const calib::Sizes sizes = options.quick ? calib::Sizes::Quick() : calib::Sizes();
+  // A wave of every client of the retry study's size, even with quick (a wave of --quick's 20
+  // clients is too short to fit): quick only shortens the cold waves' sleep and their count.
+  calib::Sizes sizes;
+  if (options.quick) {
+    sizes.cold_idle_ms = calib::Sizes::Quick().cold_idle_ms;
+    sizes.cold_rounds = calib::Sizes::Quick().cold_rounds;
+  }
   RaiseFileLimit();
   RedisServerOptions so;
   so.redis_server_path = options.redis_server_path;
