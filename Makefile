@@ -108,11 +108,19 @@ clean:
 # backends over several seeds, a verdict per metric. The full set takes about an hour on real
 # Redis; validate-quick is the small version (well under a minute). `make plots` draws either
 # (notebooks/validation.ipynb -> results/plots/validation.png).
-.PHONY: validate validate-quick
+.PHONY: validate validate-quick validate-retry-pooled
 validate: build
 	./$(BUILD)/locklab validate --out results/validation/validation.json
 validate-quick: build
 	./$(BUILD)/locklab validate --quick --out results/validation/quick.json
+# The committed retry judgement (README "Real Redis's sittings"): 10 simulator seeds a strategy against
+# every real retry validation recorded since the CPU placement, the sittings pooled (no real run is made).
+RETRY_SITTINGS := vm-2026-11-27/evening/retry.json vm-2026-11-27/night/retry.json vm-2026-11-27/night/retry-10-seeds.json \
+  vm-2026-11-28/retry-profile-socket.json vm-2026-11-28/retry-stalls-fresh.json vm-2026-11-28/retry-10-seeds-evening.json \
+  vm-2026-11-28/retry-2229.json
+validate-retry-pooled: build
+	./$(BUILD)/locklab validate --only retry --seeds 10 $(foreach f,$(RETRY_SITTINGS),--real-from results/validation/$(f)) \
+	  --out results/validation/retry.json --no-progress
 
 # The peer benchmark (README "Peer benchmark"): locklab next to node-redlock, redis-semaphore and
 # redis-py's Lock on the same redis-server processes. On top of PKGS it needs Debian's redis-py and
