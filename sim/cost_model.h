@@ -75,9 +75,10 @@ struct ClientCosts {
   // the caller resumes). Empty: reply_us, as in every profile before the key; the read before
   // the hold costs hold_us.
   CostDist held_callback_us;
-  // A held message's other two steps (client passes, held requests written by the loop): the
-  // write when a held request's timer fires (empty: send_us) and the read of a reply or message
-  // that is then held, its hold armed (empty: hold_us). With the three held_* keys a held
+  // A held command's other two steps (client passes): the write when a held request's timer fires
+  // (held requests written by the loop; empty: send_us) and the read of a reply that is then
+  // held, its hold armed (empty: hold_us; a pub/sub message's read keeps hold_us: the waves that
+  // measure these keys have no messages). With the three held_* keys a held
   // command's CPU is split over its steps as `locklab calibrate` measures it in a wave of held
   // GETs (cross_checks.client_cold_fit); hold_us then is the request hold's arming alone.
   CostDist held_write_us;

@@ -40,6 +40,7 @@ void Simulator::InitCosts() {
                   !c.wake_cpu_us.points.empty();
   held_write_cost_ = c.held_write_us.points.empty() ? &c.send_us : &c.held_write_us;  // without the keys: as before
   held_read_cost_ = c.held_read_us.points.empty() ? &c.hold_us : &c.held_read_us;
+  held_callback_cost_ = c.held_callback_us.points.empty() ? &c.reply_us : &c.held_callback_us;
   message_cost_ = c.message_us.points.empty() ? &c.reply_us : &c.message_us;  // older profiles: a reply's
   if (client_passes()) client_loops_.assign(cpu_busy_ns_.size(), ClientLoop{});
   if (c.cold_after_ms > 0) last_read_ns_.assign(static_cast<size_t>(config_.clients), 0);
@@ -177,7 +178,7 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
         out->cost = held_read_cost_;
         out->timer = false;
       } else if (f.reply.type != Reply::Type::kTimeout) {
-        out->cost = f.reply_after_hold && !c.held_callback_us.points.empty() ? &c.held_callback_us : &c.reply_us;
+        out->cost = f.reply_after_hold ? held_callback_cost_ : &c.reply_us;
         out->held = f.reply_held;
         out->timer = f.reply_held || f.reply_after_hold;
       }

@@ -429,7 +429,8 @@ class Simulator {
   std::vector<ClientLoop> client_loops_;
   const CostDist* message_cost_ = nullptr;  // a pub/sub message's: message_us, else reply_us
   const CostDist* held_write_cost_ = nullptr;  // a held request's write: held_write_us, else send_us
-  const CostDist* held_read_cost_ = nullptr;   // a reply or message read to hold: held_read_us, else hold_us
+  const CostDist* held_read_cost_ = nullptr;   // a reply read to hold: held_read_us, else hold_us
+  const CostDist* held_callback_cost_ = nullptr;  // a held reply's callback: held_callback_us, else reply_us
   EventWheel<Event> queue_;
   // Events pushed for the current instant while running (a zero sleep, a spawn, a wake at once):
   // in push order, which is their key order, and after every wheel event of the same instant

@@ -59,12 +59,6 @@ const char* kFooter =
     "  locklab calibrate --held-only harness/profiles/default.json --out my.json   split a held command's CPU\n"
     "Exit status: 0 profile written, 1 a measurement failed or the file could not be written, 2 bad input.\n";
 
-// name + suffix, unless name ends with it already (a profile measured again).
-std::string WithSuffix(const std::string& name, const std::string& suffix) {
-  const bool has = name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return has ? name : name + suffix;
-}
-
 }  // namespace
 
 std::string DefaultProfilePath() {
@@ -179,7 +173,7 @@ int CalibrateCli::RunMachineOnly(const std::string& path, int rounds) const {
     if (!machine.ok()) return machine.status();
     (*measurements)["cross_checks"]["machine_measured_utc"] = UtcNowText();
     m.machine = *machine;
-    m.name = WithSuffix(m.name, "-stalls");
+    if (!m.name.ends_with("-stalls")) m.name += "-stalls";  // measured again: one suffix
     if (m.fewer != nullptr) {
       auto fewer = std::make_shared<sim::CostModel>(*m.fewer);
       fewer->machine = *machine;
@@ -196,7 +190,7 @@ int CalibrateCli::RunHeldOnly(const std::string& path, int rounds) const {
     Result<sim::CostModel> split = CalibrateHeldSplit(o, m, measurements);
     if (!split.ok()) return split.status();
     (*measurements)["cross_checks"]["held_split_measured_utc"] = UtcNowText();
-    split->name = WithSuffix(split->name, "-held-split");
+    if (!split->name.ends_with("-held-split")) split->name += "-held-split";
     return split;
   };
   return RunOnProfile("--held-only", held_only_, path, rounds, step, "a held command's CPU split over its steps");

@@ -24,13 +24,13 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using calib::ClientSamples;
 using calib::PassFitJson;
+using calib::R3;
 using calib::NodeSamples;
 using calib::Sizes;
 
 double Mean(const std::vector<double>& v) {
   return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
-double R3(double x) { return std::round(x * 1000) / 1000; }
 
 // One figure: its distribution from the samples, and how it was made in `figures`.
 sim::CostDist Figure(const std::string& name, const std::vector<double>& samples, const std::string& method,
@@ -328,10 +328,8 @@ Status Round(const Run& run, int r, calib::NodeBench& bench, const std::string& 
 Result<sim::CostModel> MeasureAt(const Run& run, ProfileContext* context, ojson* m) {
   const CalibrateOptions& options = run.o;
   run.Say("starting redis-server");
-  RedisServerOptions so;
-  so.redis_server_path = options.redis_server_path;
   const std::optional<CpuSplit> split = PlanCpuSplit();
-  if (split) so.cpus = split->servers;
+  RedisServerOptions so = calib::ServerOptions(options, split);
   context->cpu_placement = CpuPlacementText(split);
   const LoopCpuPin pin(split);  // the drivers (and the runtimes they start) where real runs put the loop
   Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
@@ -375,6 +373,13 @@ std::vector<int> AllowedCpus() {
 }
 
 }  // namespace
+
+RedisServerOptions calib::ServerOptions(const CalibrateOptions& options, const std::optional<CpuSplit>& split) {
+  RedisServerOptions so;
+  so.redis_server_path = options.redis_server_path;
+  if (split) so.cpus = split->servers;
+  return so;
+}
 
 Result<sim::StallCosts> CalibrateMachine(const CalibrateOptions& options, ojson* measurements) {
   if (options.rounds < 1 || options.rounds > 1000) return Status::Invalid("rounds: give 1 to 1000");

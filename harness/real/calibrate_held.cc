@@ -1,7 +1,6 @@
 // A held command's CPU split over the loop's steps (calibrate.h, CalibrateHeldSplit), and the
 // pass fit it and the full calibration's cross-checks read (calibrate_internal.h, PassFitJson).
 #include <algorithm>
-#include <cmath>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -38,15 +37,14 @@ ojson PassFitJson(const std::vector<RedisRuntime::PassSample>& passes) {
     for (size_t c : kept) k.push_back(r[c]);
     r = std::move(k);
   }
-  const auto r3 = [](double x) { return std::round(x * 1000) / 1000; };
   ojson j{{"passes", passes.size()}};
   const std::optional<LinearFit> fit = FitLinear(rows, y);
   if (!fit) {
     j["fit"] = "none (too few passes, or kinds of step that always come together)";
     return j;
   }
-  for (size_t i = 0; i < kept.size(); ++i) j[kNames[kept[i]]] = r3(fit->coef[i]);
-  j["r2"] = r3(fit->r2);
+  for (size_t i = 0; i < kept.size(); ++i) j[kNames[kept[i]]] = R3(fit->coef[i]);
+  j["r2"] = R3(fit->r2);
   return j;
 }
 
@@ -56,7 +54,7 @@ namespace {
 
 using calib::ojson;
 
-// The warm waves' fit, checked: every coefficient the split needs, above 0, and R² >= 0.9.
+// The warm waves' fit, checked: every coefficient the split needs, above 0, and R² >= kHeldFitMinR2.
 Status CheckHeldFit(const ojson& fit) {
   for (const char* k : {"timer_us", "write_us", "read_us", "held_reply_us"}) {
     if (!fit.contains(k) || !fit.at(k).is_number())
@@ -66,8 +64,8 @@ Status CheckHeldFit(const ojson& fit) {
                             "): measure again on a quieter machine");
   }
   if (!(fit.value("r2", 0.0) >= kHeldFitMinR2))
-    return Status::Failed("the waves' pass fit explains too little (R2 " + fit.value("r2", ojson()).dump() +
-                          " < 0.9): measure again on a quieter machine");
+    return Status::Failed("the waves' pass fit explains too little (R2 " + fit.value("r2", ojson()).dump() + " < " +
+                          ojson(kHeldFitMinR2).dump() + "): measure again on a quieter machine");
   return Status::Ok();
 }
 
@@ -87,12 +85,9 @@ Result<sim::CostModel> CalibrateHeldSplit(const CalibrateOptions& options, const
     sizes.cold_rounds = calib::Sizes::Quick().cold_rounds;
   }
   RaiseFileLimit();
-  RedisServerOptions so;
-  so.redis_server_path = options.redis_server_path;
   const std::optional<CpuSplit> split = PlanCpuSplit();
-  if (split) so.cpus = split->servers;
   const LoopCpuPin pin(split);  // the runtime's loop where real runs put it
-  Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(so);
+  Result<std::unique_ptr<RedisServers>> started = RedisServers::Start(calib::ServerOptions(options, split));
   if (!started.ok()) return started.status().Prefixed("cannot start redis-server");
   calib::ClientSamples cs;
   for (int r = 0; r < options.rounds; ++r) {

@@ -5,7 +5,9 @@
 
 #include <hiredis/hiredis.h>
 
+#include <cmath>
 #include <functional>
+#include <optional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <memory>
@@ -14,7 +16,10 @@
 #include <vector>
 
 #include "algorithms/status.h"
+#include "harness/real/calibrate.h"
+#include "harness/real/cpu_placement.h"
 #include "harness/real/redis_runtime.h"
+#include "harness/real/redis_server.h"
 
 namespace locklab::calib {
 
@@ -198,6 +203,11 @@ Status MachineStalls(const std::vector<int>& cpus, double seconds, double thresh
 double SteadyUs();
 
 using ojson = nlohmann::ordered_json;
+// A figure as the profile and its measurements record it: rounded to 0.001.
+inline double R3(double x) { return std::round(x * 1000) / 1000; }
+// The redis-server a calibration measures: options.redis_server_path, on the CPUs `split`
+// leaves to servers (real runs' placement; the caller pins its loop with a LoopCpuPin).
+RedisServerOptions ServerOptions(const CalibrateOptions& options, const std::optional<CpuSplit>& split);
 // Each pass's CPU fitted by least squares to its steps, a coefficient per kind present (a pass,
 // a timer, a write, a read, a held reply's callback, a pass that began by sleeping), as the
 // README's loop-log fits do: {"passes", "per_pass_us", "timer_us", ..., "r2"}, or "fit": "none".
