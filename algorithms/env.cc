@@ -1,6 +1,8 @@
 #include "algorithms/env.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 namespace locklab {
 
@@ -14,17 +16,32 @@ void Env::StartWaitMessage(MessageWait* wait) {
   StartSleep(wait->timeout_us < 0 ? 0 : wait->timeout_us, wait->waiter);
 }
 
+namespace {
+
+// Each byte's two lower-case hex digits, high nibble first, as one 16-bit store writes them.
+struct HexPairs {
+  std::array<std::array<char, 2>, 256> pair{};
+  constexpr HexPairs() {
+    constexpr char kHex[] = "0123456789abcdef";
+    for (size_t b = 0; b < 256; ++b) pair[b] = {kHex[b >> 4], kHex[b & 15]};
+  }
+};
+constexpr HexPairs kHexPairs;
+
+}  // namespace
+
 std::string Env::RandomToken(int bytes) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string s(static_cast<size_t>(std::max(bytes, 0)) * 2, '0');
+  const size_t n = static_cast<size_t>(std::max(bytes, 0));
+  std::string s(n * 2, '0');
   char* out = s.data();
-  uint64_t r = 0;
-  for (int i = 0; i < bytes; ++i) {
-    if (i % 8 == 0) r = Random();
-    const auto b = static_cast<uint8_t>(r & 0xff);
-    r >>= 8;
-    *out++ = kHex[b >> 4];
-    *out++ = kHex[b & 15];
+  for (size_t i = 0; i < n; i += 8) {  // a Random() per 8 bytes, its lowest byte first
+    const uint64_t r = Random();
+    if (n - i >= 8) {  // a whole word: a loop of fixed length, unrolled
+      for (size_t j = 0; j < 8; ++j) std::memcpy(out + 2 * j, kHexPairs.pair[(r >> (8 * j)) & 0xff].data(), 2);
+      out += 16;
+      continue;
+    }
+    for (size_t j = 0; j < n - i; ++j) std::memcpy(out + 2 * j, kHexPairs.pair[(r >> (8 * j)) & 0xff].data(), 2);
   }
   return s;
 }

@@ -37,7 +37,7 @@ struct PendingCall {
   std::coroutine_handle<> waiter;
   int* group_left = nullptr;  // for SendAll: resume the waiter when the last call finishes
 
-  void Finish(Reply r) {
+  void Finish(Reply&& r) {
     reply = std::move(r);
     if (group_left == nullptr || --*group_left == 0) waiter.resume();
   }

@@ -19,12 +19,13 @@ TokenLock::TokenLock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
   const std::string& r = cfg.options.Get("release");
   release_ = r == "del" ? ReleaseMode::kDel : r == "get-then-del" ? ReleaseMode::kGetThenDel : ReleaseMode::kLua;
   fit_work_ = cfg.options.GetBool("fit-work");
+  ttl_ms_text_ = std::to_string(cfg.ttl_ms);
 }
 
 Task<Outcome> TokenLock::TryAcquire() {
   std::string token = env_.RandomToken();
   const int64_t start_us = fit_work_ ? env_.MonotonicUs() : 0;
-  Reply r = co_await env_.Send(0, Command::Of("SET", cfg_.key, token, "NX", "PX", std::to_string(cfg_.ttl_ms)));
+  Reply r = co_await env_.Send(0, Command::Of("SET", cfg_.key, token, "NX", "PX", ttl_ms_text_));
   if (r.is_timeout()) co_return Outcome::kUnknown;
   if (!r.is_ok()) co_return Outcome::kFail;
   if (fit_work_ && ValidityLeftMs(cfg_.ttl_ms, env_.MonotonicUs() - start_us) < work_ms_) {

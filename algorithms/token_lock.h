@@ -29,6 +29,7 @@ class TokenLock : public Lock {
  private:
   ReleaseMode release_;
   bool fit_work_ = false;  // only `token` declares fit-work (FitWorkOption)
+  std::string ttl_ms_text_;  // cfg_.ttl_ms as SET's PX argument, written once
   std::string token_;  // while we believe we hold the lock
 };
 

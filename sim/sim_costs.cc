@@ -232,7 +232,7 @@ int64_t Simulator::FifoArriveNs(int64_t leave_ns, bool request, int client, int 
   return last;
 }
 
-void Simulator::JoinPass(int physical, uint32_t id, Reply reply, double cost_us) {
+void Simulator::JoinPass(int physical, uint32_t id, Reply&& reply, double cost_us) {
   NodeState& node = *nodes_[static_cast<size_t>(physical)];
   if (!node.pass_open) {
     const int64_t now_ns = now_us_ * 1000;

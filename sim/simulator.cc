@@ -11,10 +11,13 @@ namespace locklab::sim {
 namespace {
 
 // Case-insensitive equality of a command word with an upper-case stored name.
+// ASCII upper case (std::toupper's in the C locale, which locklab never leaves), without a call.
 bool SameName(const std::string& word, const std::string& upper) {
   if (word.size() != upper.size()) return false;
-  for (size_t i = 0; i < word.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(word[i])) != upper[i]) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    if ((c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c) != upper[i]) return false;
+  }
   return true;
 }
 
@@ -400,7 +403,7 @@ void Simulator::RunAtNode(uint32_t id, int physical) {
 
 // The node has run the call (and made messages_out_ if it was a PUBLISH) at a cost of cost_us:
 // its reply leaves when the node's thread is done with it, or (passes) when its pass writes it.
-void Simulator::AnswerFromNode(int physical, uint32_t id, Reply reply, double cost_us) {
+void Simulator::AnswerFromNode(int physical, uint32_t id, Reply&& reply, double cost_us) {
   if (passes()) {
     JoinPass(physical, id, std::move(reply), cost_us);
     return;
@@ -411,7 +414,7 @@ void Simulator::AnswerFromNode(int physical, uint32_t id, Reply reply, double co
 }
 
 // The node is done with the call; its reply (or error) leaves the node at `depart`.
-void Simulator::ReplyFromNode(uint32_t id, Reply reply, int64_t depart) {
+void Simulator::ReplyFromNode(uint32_t id, Reply&& reply, int64_t depart) {
   InFlight& f = inflight_[id];
   f.node_pending = false;
   if (f.deliver_pending) {  // the caller already timed out: the command ran, nobody hears of it
@@ -446,10 +449,14 @@ void Simulator::OnDeliver(uint32_t id) {
   if (!crashed && !ClientGate(f.client, kDeliver, static_cast<int32_t>(id), 0)) return;  // paused
   f.deliver_pending = false;
   PendingCall* call = f.call;
-  Reply reply = std::move(f.reply);
   f.call = nullptr;
   if (!f.node_pending) FreeInFlight(id);
-  if (!crashed) call->Finish(std::move(reply));
+  // Finish moves the reply out of the record before it resumes the caller (which may reuse it).
+  if (!crashed) {
+    call->Finish(std::move(f.reply));
+  } else {
+    f.reply = Reply();
+  }
 }
 
 

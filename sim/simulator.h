@@ -326,11 +326,11 @@ class Simulator {
   void RunAtNode(uint32_t id, int physical);
   // The passes loop (sim_costs.cc): the command just run at `physical` waits for its pass's
   // reply writes; OnNodePass is the pass (kNodePass, b = the node's pass generation).
-  void JoinPass(int physical, uint32_t id, Reply reply, double cost_us);
+  void JoinPass(int physical, uint32_t id, Reply&& reply, double cost_us);
   void OnNodePass(int physical, uint64_t gen);
   int64_t FifoArriveNs(int64_t leave_ns, bool request, int client, int endpoint);
-  void AnswerFromNode(int physical, uint32_t id, Reply reply, double cost_us);
-  void ReplyFromNode(uint32_t id, Reply reply, int64_t depart);
+  void AnswerFromNode(int physical, uint32_t id, Reply&& reply, double cost_us);
+  void ReplyFromNode(uint32_t id, Reply&& reply, int64_t depart);
   void Replicate(int physical, const std::vector<std::string>& touched);
   // Queues one key's new state for the replica, applied at due_us (kRepl).
   void PushRepl(ReplItem item, int64_t due_us);

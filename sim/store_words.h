@@ -44,9 +44,9 @@ inline bool ParseInt(std::string_view s, int64_t* out) {
   uint64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
-    const auto digit = static_cast<uint64_t>(c - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
-    v = v * 10 + digit;
+    // v * 10 + digit past 2^64 - 1 fails (no division per digit: this parses every PX and TTL)
+    if (__builtin_mul_overflow(v, uint64_t{10}, &v) || __builtin_add_overflow(v, static_cast<uint64_t>(c - '0'), &v))
+      return false;
   }
   if (negative) {
     if (v > static_cast<uint64_t>(kMaxInt) + 1) return false;
