@@ -11,7 +11,7 @@ PLOT_PKGS := jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipyker
 # Debian's own Python runs the notebooks (its packages are the ones installed above).
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps plot-deps build test test-slurm run bench plots retry-study maps clean
+.PHONY: all deps plot-deps build test test-slurm run bench bench-instructions plots retry-study maps clean
 
 all: build
 
@@ -63,6 +63,12 @@ run: build plot-deps
 
 bench: build
 	./$(BUILD)/locklab_bench
+
+# Instructions per simulated command and per small seed under valgrind's cachegrind: the same
+# count on every run of a build, however busy the machine (docs/speed.md). BASELINE=path/to/locklab
+# counts that build too, prints the ratio and compares the two builds' reports byte for byte.
+bench-instructions: build
+	sh harness/bench/instructions.sh ./$(BUILD)/locklab $(BASELINE)
 
 # Executes every notebook headless (maps.ipynb included); each writes its PNGs into results/plots/ from the committed
 # JSON reports (nothing is re-run). The executed copies go to build/notebooks/.

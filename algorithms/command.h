@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace locklab {
@@ -45,18 +46,18 @@ struct Command {
   static Command Plain(std::vector<std::string> words) { return Command{Script::kNone, std::move(words), 0}; }
   // Cmd("SET", key, value, "NX"): a plain command from its words. (Preferred inside coroutines:
   // GCC 12 miscompiles braced lists of string literals in co_await expressions.)
-  // Words are taken by value so that string literals decay to pointers.
+  // Each word is copied (or moved, from a temporary) straight into argv, once.
   template <typename... Words>
-  static Command Of(Words... words) {
+  static Command Of(Words&&... words) {
     Command c;
     c.argv.reserve(sizeof...(words));
-    (c.argv.emplace_back(std::move(words)), ...);
+    (c.argv.emplace_back(std::forward<Words>(words)), ...);
     return c;
   }
   // Script call: the first num_keys words are keys, the rest args (same GCC 12 reason).
   template <typename... Words>
-  static Command Run(Script s, int num_keys, Words... words) {
-    Command c = Of(std::move(words)...);
+  static Command Run(Script s, int num_keys, Words&&... words) {
+    Command c = Of(std::forward<Words>(words)...);
     c.script = s;
     c.num_keys = num_keys;
     return c;
