@@ -28,6 +28,11 @@ struct HexPairs {
 };
 constexpr HexPairs kHexPairs;
 
+// Byte j of r (the lowest first) as two hex digits at out + 2 * j.
+inline void PutHexPair(char* out, uint64_t r, size_t j) {
+  std::memcpy(out + 2 * j, kHexPairs.pair[(r >> (8 * j)) & 0xff].data(), 2);
+}
+
 }  // namespace
 
 std::string Env::RandomToken(int bytes) {
@@ -37,11 +42,11 @@ std::string Env::RandomToken(int bytes) {
   for (size_t i = 0; i < n; i += 8) {  // a Random() per 8 bytes, its lowest byte first
     const uint64_t r = Random();
     if (n - i >= 8) {  // a whole word: a loop of fixed length, unrolled
-      for (size_t j = 0; j < 8; ++j) std::memcpy(out + 2 * j, kHexPairs.pair[(r >> (8 * j)) & 0xff].data(), 2);
+      for (size_t j = 0; j < 8; ++j) PutHexPair(out, r, j);
       out += 16;
       continue;
     }
-    for (size_t j = 0; j < n - i; ++j) std::memcpy(out + 2 * j, kHexPairs.pair[(r >> (8 * j)) & 0xff].data(), 2);
+    for (size_t j = 0; j < n - i; ++j) PutHexPair(out, r, j);
   }
   return s;
 }

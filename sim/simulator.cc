@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cctype>
 
 #include "sim/simulator_impl.h"
 
@@ -10,8 +9,8 @@ namespace locklab::sim {
 
 namespace {
 
-// Case-insensitive equality of a command word with an upper-case stored name.
-// ASCII upper case (std::toupper's in the C locale, which locklab never leaves), without a call.
+// Case-insensitive equality of a command word with an upper-case stored name: ASCII letters
+// only, as std::toupper in the C locale (locklab never leaves it), without a call per character.
 bool SameName(const std::string& word, const std::string& upper) {
   if (word.size() != upper.size()) return false;
   for (size_t i = 0; i < word.size(); ++i) {
