@@ -65,7 +65,8 @@ bench: build
 	./$(BUILD)/locklab_bench
 
 # Instructions per simulated command and per small seed under valgrind's cachegrind: the same
-# count on every run of a build, however busy the machine (docs/speed.md). BASELINE=path/to/locklab
+# count on every run of a build to a few parts in a million, however busy the machine
+# (docs/speed.md). BASELINE=path/to/locklab
 # counts that build too, prints the ratio and compares the two builds' reports byte for byte.
 bench-instructions: build
 	sh harness/bench/instructions.sh ./$(BUILD)/locklab $(BASELINE)

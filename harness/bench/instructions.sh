@@ -1,9 +1,10 @@
 #!/bin/sh
 # Instructions per simulated command and per small seed, counted by valgrind's cachegrind: the
-# same figure on every run of one build, however busy the machine, so a change of a few percent
-# shows where wall-clock timings on a shared VM cannot (docs/speed.md). Two binaries: both are
-# counted, their ratio printed, and their reports compared byte for byte.
-# usage: instructions.sh LOCKLAB [BASELINE_LOCKLAB]    (about a minute per binary)
+# same figure on every run of one build (to a few parts in a million), however busy the machine,
+# so a change of a few percent shows where wall-clock timings on a shared VM cannot
+# (docs/speed.md). Two binaries: both are counted, their ratio printed, and their reports
+# compared byte for byte.
+# usage: instructions.sh LOCKLAB [BASELINE_LOCKLAB]    (about 30 s per binary)
 set -eu
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: instructions.sh LOCKLAB [BASELINE_LOCKLAB]" >&2; exit 2
