@@ -64,25 +64,6 @@ void Simulator::OnClientPass(size_t cpu, uint64_t gen) {
   StepClientPass(cpu);
 }
 
-size_t Simulator::CpuOfClientEvent(const Event& ev) const {
-  if (cpu_busy_ns_.size() == 1) return 0;  // one process: no need to find the event's client
-  return ProcessOf(ClientOfEvent(ev));
-}
-
-bool Simulator::ReadHeld(const Event& ev) {
-  if (ev.kind == kMessage && ev.b >= kMessageUnread) {
-    Push(SaturatingAdd(now_us_, static_cast<int64_t>(ev.b - kMessageUnread)), kMessage, ev.a, kMessageAfterHold);
-    return true;
-  }
-  if (ev.kind != kDeliver) return false;
-  InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
-  if (!f.reply_unread) return false;
-  f.reply_unread = false;
-  f.reply_after_hold = true;
-  Push(SaturatingAdd(now_us_, f.reply_hold_us), kDeliver, ev.a, 0);
-  return true;
-}
-
 void Simulator::StepClientPass(size_t cpu) {
   ClientLoop& loop = client_loops_[cpu];
   const int64_t now_ns = now_us_ * 1000;

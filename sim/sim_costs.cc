@@ -51,12 +51,6 @@ void Simulator::InitCosts() {
   }
 }
 
-double Simulator::DrawUs(const CostDist& d) {
-  if (d.points.empty()) return 0.0;
-  if (d.points.front().second == d.points.back().second) return d.points.front().second;  // a constant: no draw
-  return d.AtUs(cost_rng_.Unit());
-}
-
 double Simulator::CommandCostUs(const Command& cmd, size_t receivers) {
   const NodeCosts& c = config_.cost.node;
   if (cmd.script != Script::kNone) {
@@ -95,12 +89,6 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
   return cpu_busy_ns_[cpu];
 }
 
-int64_t Simulator::WorkStartNs(size_t cpu, int64_t now_ns) const {
-  const int64_t busy_ns = cpu_busy_ns_[cpu];
-  if (!client_loops_.empty() && client_loops_[cpu].running && now_ns - busy_ns < 1000) return busy_ns;
-  return std::max(now_ns, busy_ns);
-}
-
 int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
   const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
   int64_t late_ns = 0;
@@ -120,20 +108,6 @@ double Simulator::SocketLateUs(double idle_us, double u) const {
   const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
   const double floor_us = rows.empty() ? 0.0 : WakeLateUs(rows, rows.front().idle_us, u);
   return std::max(0.0, WakeLateUs(rows, idle_us, u) - floor_us);
-}
-
-int64_t Simulator::StepCostNs(const CostDist& cost, bool held) {
-  int64_t cost_ns = Ns(DrawUs(cost));
-  if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
-  return cost_ns;
-}
-
-void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t charged) {
-  if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
-    charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, charged, ev.a, ev.b});
-  } else {
-    Push(ready_us, ev.kind, ev.a, ev.b, charged);
-  }
 }
 
 int64_t Simulator::ClientSendNs(int client, bool held) {
@@ -161,11 +135,6 @@ int64_t Simulator::ArriveUs(int64_t leave_ns, bool request, int64_t injected_us,
   if (config_.cost.one_way_us.points.empty()) return CeilUs(leave_ns) + injected_us;
   const double wire_us = DrawUs(config_.cost.one_way_us) - (request ? send_shift_us_ : reply_shift_us_);
   return SaturatingAdd(CeilUs(leave_ns + Ns(wire_us)), injected_us);
-}
-
-int Simulator::ClientOfEvent(const Event& ev) const {
-  if (ev.kind == kDeliver || ev.kind == kSendHeld) return inflight_[static_cast<uint32_t>(ev.a)].client;
-  return ev.a;
 }
 
 bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {

@@ -190,4 +190,57 @@ class Simulator::ClientEnv : public Env {
   int id_;
 };
 
+// The cost path's and the client loop's small steps, inline here: each runs several times per
+// simulated command, from more than one of the simulator's files (sim_costs.cc,
+// sim_client_loop.cc, simulator.cc).
+inline double Simulator::DrawUs(const CostDist& d) {
+  if (d.points.empty()) return 0.0;
+  if (d.points.front().second == d.points.back().second) return d.points.front().second;  // a constant: no draw
+  return d.AtUs(cost_rng_.Unit());
+}
+
+inline int64_t Simulator::WorkStartNs(size_t cpu, int64_t now_ns) const {
+  const int64_t busy_ns = cpu_busy_ns_[cpu];
+  if (!client_loops_.empty() && client_loops_[cpu].running && now_ns - busy_ns < 1000) return busy_ns;
+  return std::max(now_ns, busy_ns);
+}
+
+inline int64_t Simulator::StepCostNs(const CostDist& cost, bool held) {
+  int64_t cost_ns = Ns(DrawUs(cost));
+  if (held) cost_ns += Ns(DrawUs(config_.cost.client.hold_us));  // the real runtime's hold timer
+  return cost_ns;
+}
+
+inline void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t charged) {
+  if (cpu_busy_ns_.size() == 1) {  // one CPU: in key order (simulator.h, charged_queue_)
+    charged_queue_.push_back(Event{ready_us, seq_++, ev.kind, charged, ev.a, ev.b});
+  } else {
+    Push(ready_us, ev.kind, ev.a, ev.b, charged);
+  }
+}
+
+inline int Simulator::ClientOfEvent(const Event& ev) const {
+  if (ev.kind == kDeliver || ev.kind == kSendHeld) return inflight_[static_cast<uint32_t>(ev.a)].client;
+  return ev.a;
+}
+
+inline size_t Simulator::CpuOfClientEvent(const Event& ev) const {
+  if (cpu_busy_ns_.size() == 1) return 0;  // one process: no need to find the event's client
+  return ProcessOf(ClientOfEvent(ev));
+}
+
+inline bool Simulator::ReadHeld(const Event& ev) {
+  if (ev.kind == kMessage && ev.b >= kMessageUnread) {
+    Push(SaturatingAdd(now_us_, static_cast<int64_t>(ev.b - kMessageUnread)), kMessage, ev.a, kMessageAfterHold);
+    return true;
+  }
+  if (ev.kind != kDeliver) return false;
+  InFlight& f = inflight_[static_cast<uint32_t>(ev.a)];
+  if (!f.reply_unread) return false;
+  f.reply_unread = false;
+  f.reply_after_hold = true;
+  Push(SaturatingAdd(now_us_, f.reply_hold_us), kDeliver, ev.a, 0);
+  return true;
+}
+
 }  // namespace locklab::sim
