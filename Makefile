@@ -66,8 +66,8 @@ bench: build
 
 # Instructions per simulated command and per small seed under valgrind's cachegrind: the same
 # count on every run of a build to a few parts in a million, however busy the machine
-# (docs/speed.md). BASELINE=path/to/locklab
-# counts that build too, prints the ratio and compares the two builds' reports byte for byte.
+# (docs/speed.md). BASELINE=path/to/locklab counts that build too, prints the ratio and compares
+# the two builds' reports byte for byte (harness/testing/compare_reports.sh).
 bench-instructions: build
 	sh harness/bench/instructions.sh ./$(BUILD)/locklab $(BASELINE)
 

@@ -450,12 +450,9 @@ void Simulator::OnDeliver(uint32_t id) {
   PendingCall* call = f.call;
   f.call = nullptr;
   if (!f.node_pending) FreeInFlight(id);
-  // Finish moves the reply out of the record before it resumes the caller (which may reuse it).
-  if (!crashed) {
-    call->Finish(std::move(f.reply));
-  } else {
-    f.reply = Reply();
-  }
+  // Finish moves the reply out of the record before it resumes the caller (which may reuse it);
+  // a crashed caller's is never read again (the record's next use gets a reply of its own).
+  if (!crashed) call->Finish(std::move(f.reply));
 }
 
 

@@ -1,5 +1,6 @@
-// Private to the simulator's source files (simulator.cc, sim_waiting.cc, sim_faults.cc): the
-// event kinds and the records behind Simulator's forward-declared types.
+// Private to the simulator's source files (simulator.cc, sim_*.cc): the event kinds, the records
+// behind Simulator's forward-declared types, and the few small steps every command takes several
+// times (inline at the end: they were calls across those files).
 #pragma once
 
 #include <cstdint>

@@ -37,10 +37,12 @@ count() {  # count BINARY TAG ARGS...: prints the instructions the command took
 i=0
 for b in "$@"; do
   i=$((i + 1))
+  d="$T/build$i"  # the same file names for both builds: compare_reports.sh compares the folders
+  mkdir -p "$d"
   retry=$(count "$b" "retry$i" run --config "$HERE/harness/experiments/retry-strategies.json" --retry no1 --seed 1 \
-    --backend sim --trace none --out "$T/retry$i.json")
-  seeds=$(count "$b" "seeds$i" run --config "$T/seeds.json" --results "$T/seeds$i.jsonl")
-  cmds=$(python3 -c "import json,sys; print(sum(r['redis']['commands'] for r in json.load(open(sys.argv[1]))['runs']))" "$T/retry$i.json")
+    --backend sim --trace none --out "$d/retry.json")
+  seeds=$(count "$b" "seeds$i" run --config "$T/seeds.json" --results "$d/seeds.jsonl")
+  cmds=$(python3 -c "import json,sys; print(sum(r['redis']['commands'] for r in json.load(open(sys.argv[1]))['runs']))" "$d/retry.json")
   echo "$b: retry no1 seed 1: $retry instructions, $cmds simulated commands, $((retry / cmds)) per command;" \
        "100 small seeds: $seeds instructions, $((seeds / 100)) per seed"
   eval "retry_$i=$retry seeds_$i=$seeds"
@@ -48,15 +50,11 @@ done
 if [ $# -eq 2 ]; then
   python3 -c "import sys; r1,r2,s1,s2=map(int,sys.argv[1:]); print(f'this / baseline: retry {r1/r2:.3f}, seeds {s1/s2:.3f}')" \
     "$retry_1" "$retry_2" "$seeds_1" "$seeds_2"
-  # The build's git sha is in a report's context and in a sweep's hash (shards of two builds do
-  # not merge); nothing else may differ.
-  for i in 1 2; do
-    sed -E 's/"git_sha": "[0-9a-f]+"/"git_sha": "X"/' "$T/retry$i.json" > "$T/retry$i.nosha"
-    sed -E 's/"sweep":"[0-9a-f]+"/"sweep":"X"/' "$T/seeds$i.jsonl" > "$T/seeds$i.nosha"
-  done
-  if cmp -s "$T/retry1.nosha" "$T/retry2.nosha" && cmp -s "$T/seeds1.nosha" "$T/seeds2.nosha"; then
-    echo "reports: identical (but for the build's git sha)"
+  # The build's git sha is in a report's context and in a sweep's hash; nothing else may differ.
+  if bash "$HERE/harness/testing/compare_reports.sh" "$T/build1" "$T/build2" > "$T/compare.txt"; then
+    echo "reports: identical (but for the build's git sha; $(tail -1 "$T/compare.txt" | sed 's/: identical//'))"
   else
+    cat "$T/compare.txt"
     echo "reports: DIFFER (the two builds simulate differently)"
   fi
 fi

@@ -81,8 +81,9 @@ Result<sim::CostModel> CalibrateHeldSplit(const CalibrateOptions& options, const
   // clients is too short to fit): quick only shortens the cold waves' sleep and their count.
   calib::Sizes sizes;
   if (options.quick) {
-    sizes.cold_idle_ms = calib::Sizes::Quick().cold_idle_ms;
-    sizes.cold_rounds = calib::Sizes::Quick().cold_rounds;
+    const calib::Sizes quick = calib::Sizes::Quick();
+    sizes.cold_idle_ms = quick.cold_idle_ms;
+    sizes.cold_rounds = quick.cold_rounds;
   }
   RaiseFileLimit();
   const std::optional<CpuSplit> split = PlanCpuSplit();

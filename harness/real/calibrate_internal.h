@@ -7,10 +7,10 @@
 
 #include <cmath>
 #include <functional>
-#include <optional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
