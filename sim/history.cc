@@ -39,10 +39,11 @@ bool History::KeepCommand() {
     ++commands_dropped_;
     return false;
   }
-  if (count_only_) {
+  if (commands_kept_ >= keep_at_most_) {
     ++commands_counted_;
     return false;
   }
+  ++commands_kept_;
   return true;
 }
 

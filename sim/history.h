@@ -3,6 +3,7 @@
 // functions of the history.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,10 +84,15 @@ class History {
   std::vector<Event> TakeEvents();
   int64_t commands_dropped() const { return commands_dropped_; }
 
-  // Commands are counted, not kept (no text, no event): for a run whose timelines nobody reads
-  // unless its checkers find an overlap (RunOne then runs it again in full). The checkers read no
-  // command, so their figures are the same; size() and the cap count the commands as if kept.
-  void set_count_commands_only(bool on) { count_only_ = on; }
+  // Commands past the first `kept` are counted, not kept (no text, no event): for a run whose
+  // timelines nobody reads unless its checkers find an overlap. A short run keeps all its commands
+  // and needs nothing more; a long one is only counted past `kept` (RunOne then runs it again in
+  // full, if it has an overlap). The checkers read no command, so their figures are the same;
+  // size() and the cap count the commands as if kept. 0: every command is only counted.
+  void set_commands_kept_at_most(size_t kept) { keep_at_most_ = kept; }
+  // Commands counted past set_commands_kept_at_most's limit: 0 when every command is kept (or
+  // dropped by the cap or by set_dropped, as in a full history).
+  int64_t commands_counted() const { return commands_counted_; }
   // The events a full history would hold: recorded() plus the commands only counted.
   size_t size() const { return events_.size() + static_cast<size_t>(commands_counted_); }
 
@@ -97,8 +103,9 @@ class History {
   bool KeepCommand();
 
   int64_t commands_dropped_ = 0;
-  int64_t commands_counted_ = 0;  // set_count_commands_only: commands that would have been kept
-  bool count_only_ = false;
+  int64_t commands_counted_ = 0;  // past keep_at_most_: commands that would have been kept
+  size_t keep_at_most_ = SIZE_MAX;
+  size_t commands_kept_ = 0;
   uint32_t dropped_ = 0;
   // Mutable: events() moves the commands' texts into their details on first use.
   mutable std::vector<Event> events_;

@@ -128,14 +128,19 @@ TEST(Trace, TimelinesShowCommandsOnlyWhenTraced) {
 // A traced simulator run first counts its commands instead of keeping them and runs again in
 // full only when it has an overlap to show (RunOne): its report is the one a run that kept every
 // command from the start gives (keep_events always keeps them), with and without overlaps.
+// Whatever the first run keeps of its commands (none, a few, or all of a short run's), the result
+// is what a full run gives; a run with an example whose commands were not all kept runs again.
 TEST(Trace, CountingCommandsFirstGivesTheReportOfAFullRun) {
   int with_examples = 0, without = 0;
   for (const RunSpec& base : Specs()) {
     const RunSpec spec = Resolved(base);
-    const RunResult counted_first = RunOne(spec, false);
     const RunResult full = RunOne(spec, false, /*keep_events=*/true);
-    EXPECT_EQ(RunJson(counted_first).dump(), RunJson(full).dump()) << ReplayCommand(spec);
-    (counted_first.check.safety.examples.empty() ? without : with_examples) += 1;
+    for (size_t first_run_commands : {size_t{0}, size_t{5}, kFirstRunCommands}) {
+      const RunResult first = RunOne(spec, false, false, first_run_commands);
+      EXPECT_EQ(RunJson(first).dump(), RunJson(full).dump()) << ReplayCommand(spec) << " " << first_run_commands;
+    }
+    (full.check.safety.examples.empty() ? without : with_examples) += 1;
+    EXPECT_LT(full.history_events, static_cast<int64_t>(kFirstRunCommands));  // kept whole by the default
   }
   EXPECT_GT(with_examples, 0);
   EXPECT_GT(without, 0);
@@ -144,7 +149,7 @@ TEST(Trace, CountingCommandsFirstGivesTheReportOfAFullRun) {
 // Counted commands fill the history's cap as kept ones do: the same size and the same drops.
 TEST(Trace, CountedCommandsCountTowardsTheCap) {
   History kept(5), counted(5);
-  counted.set_count_commands_only(true);
+  counted.set_commands_kept_at_most(0);
   for (History* h : {&kept, &counted}) {
     for (int i = 0; i < 8; ++i) {
       h->Add(i, 0, Ev::kAcquireStart);
@@ -155,6 +160,19 @@ TEST(Trace, CountedCommandsCountTowardsTheCap) {
   EXPECT_EQ(counted.commands_dropped(), kept.commands_dropped());
   EXPECT_GT(kept.commands_dropped(), 0);
   EXPECT_EQ(counted.recorded().size(), 8u);  // the lock events only
+  EXPECT_GT(counted.commands_counted(), 0);
+  EXPECT_EQ(kept.commands_counted(), 0);
+}
+
+// Past set_commands_kept_at_most's limit commands are counted: the first ones keep their text.
+TEST(Trace, CommandsPastTheLimitAreCountedNotKept) {
+  History h;
+  h.set_commands_kept_at_most(3);
+  for (int i = 0; i < 8; ++i) h.AddCommand(i, 0, 0, [i](std::string* out) { *out += "GET k" + std::to_string(i); });
+  EXPECT_EQ(h.size(), 8u);
+  EXPECT_EQ(h.commands_counted(), 5);
+  ASSERT_EQ(h.recorded().size(), 3u);
+  EXPECT_EQ(h.Detailed(h.recorded()[2]).detail, "GET k2");
 }
 
 TEST(Trace, ReportsNameTheModeOnlyWhenItIsNotTheDefault) {

@@ -1,5 +1,6 @@
 // RunOne: from a resolved RunSpec to a checked RunResult, on the backend it names.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -144,9 +145,9 @@ int HoldersAllowed(const RunSpec& spec) {
 
 namespace {
 
-// One run of `spec` with its history in `trace` mode; `count_commands`: the history counts
-// commands instead of keeping them (History::set_count_commands_only).
-RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, bool count_commands) {
+// One run of `spec` with its history in `trace` mode, keeping at most `commands_kept` commands
+// (History::set_commands_kept_at_most; SIZE_MAX: all); *all_kept: none was only counted.
+RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, size_t commands_kept, bool* all_kept) {
   RunResult res;
   res.spec = spec;
   RuntimeMaker make = FindBackend(spec.backend);
@@ -171,7 +172,7 @@ RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, bool c
   std::unique_ptr<Runtime> rt = std::move(made).value();
   History history;
   if (trace == TraceMode::kNone) history.set_dropped(~EventsCheckersRead());
-  history.set_count_commands_only(count_commands);
+  history.set_commands_kept_at_most(commands_kept);
   rt->set_history(&history);
   if (Status s = PlanWorld(spec, *rt); !s.ok()) {
     res.error = s.message();
@@ -211,6 +212,7 @@ RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, bool c
   res.counter_final = in.counter_final;
   res.stock_final = state.kind == WorkloadKind::kSeckill ? state.resource.value : 0;
   res.check = CheckAll(history, in);
+  *all_kept = history.commands_counted() == 0;
   // The runtime's frames refer to the locks, policies and state: it goes first.
   rt.reset();
   if (keep_events) res.events = history.TakeEvents();  // nothing writes to it any more
@@ -219,16 +221,19 @@ RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, bool c
 
 }  // namespace
 
-// A simulator run with command tracing runs first with commands only counted: their text is read
-// only by the timelines of overlap examples, which most runs do not have. A run that has one runs
-// again in full: the same seed and build give the same run, so the result is what one traced run
-// gives, byte for byte (TraceMode: the figures do not depend on the trace).
-RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events) {
+// A simulator run with command tracing keeps the text of its first `first_run_commands` commands
+// and only counts the rest: their text is read only by the timelines of overlap examples, which
+// most runs do not have, and a long run's texts cost more than running it again. A run that has
+// an example and counted commands runs again in full: the same seed and build give the same run,
+// so the result is what one traced run gives, byte for byte (TraceMode: the figures do not
+// depend on the trace).
+RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events, size_t first_run_commands) {
   TraceMode trace = TraceMode::kCommands;
   ParseTraceMode(spec.trace, &trace);  // ResolveSpec checked it
   const bool count_first = spec.backend == "sim" && trace == TraceMode::kCommands && !keep_events;
-  RunResult res = RunOnce(spec, trace, keep_events, count_first);
-  if (count_first && !res.check.safety.examples.empty()) res = RunOnce(spec, trace, keep_events, false);
+  bool all_kept = true;
+  RunResult res = RunOnce(spec, trace, keep_events, count_first ? first_run_commands : SIZE_MAX, &all_kept);
+  if (!all_kept && !res.check.safety.examples.empty()) res = RunOnce(spec, trace, keep_events, SIZE_MAX, &all_kept);
   if (progress) std::fprintf(stderr, "  %s on %s: %lld events\n", spec.algorithm.c_str(), spec.backend.c_str(),
                              static_cast<long long>(res.history_events));
   return res;

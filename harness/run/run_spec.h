@@ -3,6 +3,7 @@
 // run can be replayed from its report.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -144,8 +145,14 @@ Status CheckRedisAddress(const std::string& address);
 // holders option (a semaphore's permits), 1 for every other lock.
 int HoldersAllowed(const RunSpec& spec);
 
+// A traced simulator run (not keep_events) keeps the text of this many commands; past it,
+// commands are counted and a run with an overlap example runs again in full (RunOne).
+inline constexpr size_t kFirstRunCommands = 1 << 16;
+
 // Runs one spec on its backend. Progress lines go to stderr when `progress` is true;
 // `keep_events`: RunResult::events gets the whole history (scenario timelines).
-RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events = false);
+// `first_run_commands`: kFirstRunCommands but in tests (the same result whatever it is).
+RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events = false,
+                 size_t first_run_commands = kFirstRunCommands);
 
 }  // namespace locklab
