@@ -8,9 +8,9 @@
 //                          to text, one thread: simulated commands per CPU-second (process CPU
 //                          time), vs_micro = that / the micro figure, and for commands
 //                          vs_trace_none = that / the trace-none figure.
-//  BM_Seeds/jobs:J/report:R `locklab run` (CliMain, in this process) of 2,000 seeds of the
-//                          README's small Redlock run (3 clients, 20 requests, pauses, delays,
-//                          drift), writing --results x.jsonl (report:0) or the full report
+//  BM_Seeds/jobs:J/report:R `locklab run` (CliMain, in this process) of the 2,000 seeds of the
+//                          README's small Redlock run (harness/experiments/small-seeds.json: 3
+//                          clients, 20 requests, pauses, delays, drift), writing --results x.jsonl (report:0) or the full report
 //                          (report:1), with --jobs J: seeds per second of wall time (process
 //                          start-up aside), and for J = 2 vs_jobs1.
 //
@@ -24,7 +24,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -110,20 +109,13 @@ BENCHMARK(BM_RetryStudy)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
-constexpr int kSeeds = 2000;
-
-// The 2,000-seed sweep's config file, in a temporary directory removed when the program ends.
+// Where the 2,000-seed sweep (harness/experiments/small-seeds.json) writes: a temporary
+// directory removed when the program ends.
 class SeedsDir {
  public:
   SeedsDir() {
     dir_ = (std::filesystem::temp_directory_path() / ("locklab-bench-" + std::to_string(getpid()))).string();
     std::filesystem::create_directories(dir_);
-    std::ofstream f(dir_ + "/seeds.json");
-    f << R"({"algorithm": "redlock", "clients": 3, "requests": 20, "ttl_ms": 200,
- "faults": {"gc_pause_ms": 300, "gc_pause_rate": 1, "net_delay_ms": 2, "net_dist": "long-tail",
-            "clock_drift_ppm": 200}, "seeds": [)";
-    for (int i = 1; i <= kSeeds; ++i) f << (i > 1 ? ", " : "") << i;
-    f << "]}\n";
   }
   ~SeedsDir() {
     std::error_code ec;
@@ -162,8 +154,14 @@ void BM_Seeds(benchmark::State& state) {
   const int64_t jobs = state.range(0);
   const bool report = state.range(1) == 1;
   const std::string& dir = SeedsPath();
-  std::vector<std::string> args = {"locklab", "run", "--config", dir + "/seeds.json", "--jobs", std::to_string(jobs),
-                                   "--quiet", "--no-progress"};
+  const std::string config = std::string(SourceDir()) + "/harness/experiments/small-seeds.json";
+  Result<ConfigFile> cfg = LoadConfigFile(config);
+  if (!cfg.ok()) {
+    state.SkipWithError(cfg.status().message().c_str());
+    return;
+  }
+  const auto sweep_seeds = static_cast<int64_t>(cfg->seeds.size());
+  std::vector<std::string> args = {"locklab", "run", "--config", config, "--jobs", std::to_string(jobs), "--quiet", "--no-progress"};
   if (report) {
     args.insert(args.end(), {"--out", dir + "/seeds-report.json"});
   } else {
@@ -178,7 +176,7 @@ void BM_Seeds(benchmark::State& state) {
       return;
     }
     wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    seeds += kSeeds;
+    seeds += sweep_seeds;
   }
   const double rate = wall_s > 0 ? static_cast<double>(seeds) / wall_s : 0;
   state.counters["seeds_per_s"] = rate;

@@ -18,15 +18,14 @@ fi
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/locklab_instructions.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
-# The retry study's heaviest run (no1, seed 1: 1.56M simulated commands) and 100 seeds of the
-# small Redlock run of `make bench` (BM_Seeds), one thread each.
-python3 - "$T/seeds.json" <<'PY'
+# The retry study's heaviest run (no1, seed 1: 1.56M simulated commands) and the first 100 of the
+# 2,000 small Redlock seeds of `make bench` (harness/experiments/small-seeds.json), one thread each.
+python3 - "$HERE/harness/experiments/small-seeds.json" "$T/seeds.json" <<'PY2'
 import json, sys
-json.dump({"algorithm": "redlock", "clients": 3, "requests": 20, "ttl_ms": 200,
-           "faults": {"gc_pause_ms": 300, "gc_pause_rate": 1, "net_delay_ms": 2,
-                      "net_dist": "long-tail", "clock_drift_ppm": 200},
-           "seeds": list(range(1, 101))}, open(sys.argv[1], "w"))
-PY
+config = json.load(open(sys.argv[1]))
+config["seeds"] = config["seeds"][:100]
+json.dump(config, open(sys.argv[2], "w"))
+PY2
 count() {  # count BINARY TAG ARGS...: prints the instructions the command took
   bin=$1; tag=$2; shift 2
   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$T/cg.$tag" \
