@@ -1,12 +1,12 @@
 #include "harness/run/profile.h"
 #include "harness/run/host_info.h"
+#include "harness/run/read_file.h"
 #include "harness/run/write_file.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +18,6 @@
 #include <mutex>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "harness/run/build_info.h"
@@ -502,11 +501,9 @@ const sim::CostModel& ForClients(const sim::CostModel& model, int clients) {
 }
 
 Result<sim::CostModel> LoadProfile(const std::string& path, ProfileContext* context) {
-  std::ifstream f(path);
-  if (!f) return Status::Failed("cannot read profile " + path + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  Result<std::string> text = ReadFileText(path);  // "PATH: no such file", "PATH: a directory, not a file", ...
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Invalid(path + ": not JSON");
   Result<sim::CostModel> m = ProfileFromJson(j, context);
   if (!m.ok()) return m.status().Prefixed(path);

@@ -105,8 +105,9 @@ nlohmann::ordered_json ProfileJson(const sim::CostModel& model, const ProfileCon
 // same directory and rename(), so a reader never sees half a profile. Failed on I/O errors.
 Status WriteProfile(const std::string& path, const sim::CostModel& model, const ProfileContext& context);
 
-// Reads a profile (and its context, when `context` is given). Invalid (naming the path and the
-// key) for a file that is not a valid profile, Failed when it cannot be read.
+// Reads a profile (and its context, when `context` is given). Invalid, naming the path, for a
+// file that cannot be read (ReadFileText's reasons: no such file, a directory, ...) and, naming
+// the key too, for one that is not a valid profile.
 Result<sim::CostModel> LoadProfile(const std::string& path, ProfileContext* context = nullptr);
 // What a run's `profile` field (RunSpec::profile) names: "default" (CommittedProfilePath()), "legacy"
 // (sim::LegacyCostModel(), built in) or a profile file's path. Each file is read once per process

@@ -199,7 +199,12 @@ TEST_F(CalibProfile, BadFilesNameTheKey) {
   std::filesystem::create_directories(dir_);
   std::ofstream(Path("garbage.json")) << "{ not json";
   EXPECT_TRUE(LoadProfile(Path("garbage.json")).status().invalid());
-  EXPECT_EQ(LoadProfile(Path("missing.json")).status().code(), Status::Code::kFailed);
+  const Status missing = LoadProfile(Path("missing.json")).status();
+  EXPECT_TRUE(missing.invalid());
+  EXPECT_EQ(missing.message(), Path("missing.json") + ": no such file");
+  const Status dir = LoadProfile(dir_).status();
+  EXPECT_TRUE(dir.invalid());
+  EXPECT_NE(dir.message().find("a directory, not a file"), std::string::npos) << dir.message();
 }
 
 TEST_F(CalibProfile, HeldAndColdKeysAreOptionalGoTogetherAndNeedClientPasses) {
