@@ -11,7 +11,7 @@ namespace {
 
 // Case-insensitive equality of a command word with an upper-case stored name: ASCII letters
 // only, as std::toupper in the C locale (locklab never leaves it), without a call per character.
-bool SameName(const std::string& word, const std::string& upper) {
+bool SameName(std::string_view word, std::string_view upper) {
   if (word.size() != upper.size()) return false;
   for (size_t i = 0; i < word.size(); ++i) {
     const char c = word[i];
@@ -222,7 +222,8 @@ void Simulator::CountCommand(int client, const Command& cmd) {
     cmd_by_name_.emplace_back(std::string(n), 1);
     return;
   }
-  const std::string& word = cmd.argv.empty() ? std::string() : cmd.argv[0];
+  // A view, not `cond ? std::string() : argv[0]`: that copied the first word for every command.
+  const std::string_view word = cmd.argv.empty() ? std::string_view() : std::string_view(cmd.argv[0]);
   for (auto& [name, count] : cmd_by_name_)
     if (SameName(word, name)) {
       ++count;

@@ -10,9 +10,10 @@
 //                          vs_trace_none = that / the trace-none figure.
 //  BM_Seeds/jobs:J/report:R `locklab run` (CliMain, in this process) of the 2,000 seeds of the
 //                          README's small Redlock run (harness/experiments/small-seeds.json: 3
-//                          clients, 20 requests, pauses, delays, drift), writing --results x.jsonl (report:0) or the full report
-//                          (report:1), with --jobs J: seeds per second of wall time (process
-//                          start-up aside), and for J = 2 vs_jobs1.
+//                          clients, 20 requests, pauses, delays, drift), writing --results
+//                          x.jsonl (report:0) or the full report (report:1), with --jobs J: seeds
+//                          per second of wall time (process start-up aside), and for J = 2
+//                          vs_jobs1.
 //
 // `make bench` runs them with the rest (`locklab_bench --benchmark_filter=EndToEnd|Seeds|Retry`
 // runs only these).

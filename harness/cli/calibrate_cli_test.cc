@@ -82,7 +82,9 @@ TEST_F(CalibCli, CheckNamesTheBadKey) {
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("node.blpop_serve_us.points[0]"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  EXPECT_EQ(Cli({"calibrate", "--check", Path("missing.json")}), kExitInternal);
+  testing::internal::CaptureStderr();  // a missing file is bad input too: exit 2, its reason
+  EXPECT_EQ(Cli({"calibrate", "--check", Path("missing.json")}), kExitBadInput);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "locklab: " + Path("missing.json") + ": no such file\n");
   // --machine-only reads its profile before it measures anything: the same key, one line, exit 2.
   testing::internal::CaptureStderr();
   EXPECT_EQ(Cli({"calibrate", "--machine-only", Path("bad.json"), "--out", Path("o.json")}), kExitBadInput);

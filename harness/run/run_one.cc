@@ -230,9 +230,9 @@ RunResult RunOnce(const RunSpec& spec, TraceMode trace, bool keep_events, size_t
 RunResult RunOne(const RunSpec& spec, bool progress, bool keep_events, size_t first_run_commands) {
   TraceMode trace = TraceMode::kCommands;
   ParseTraceMode(spec.trace, &trace);  // ResolveSpec checked it
-  const bool count_first = spec.backend == "sim" && trace == TraceMode::kCommands && !keep_events;
+  const bool limit_first = spec.backend == "sim" && trace == TraceMode::kCommands && !keep_events;
   bool all_kept = true;
-  RunResult res = RunOnce(spec, trace, keep_events, count_first ? first_run_commands : SIZE_MAX, &all_kept);
+  RunResult res = RunOnce(spec, trace, keep_events, limit_first ? first_run_commands : SIZE_MAX, &all_kept);
   if (!all_kept && !res.check.safety.examples.empty()) res = RunOnce(spec, trace, keep_events, SIZE_MAX, &all_kept);
   if (progress) std::fprintf(stderr, "  %s on %s: %lld events\n", spec.algorithm.c_str(), spec.backend.c_str(),
                              static_cast<long long>(res.history_events));
