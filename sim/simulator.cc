@@ -7,21 +7,6 @@
 
 namespace locklab::sim {
 
-namespace {
-
-// Case-insensitive equality of a command word with an upper-case stored name: ASCII letters
-// only, as std::toupper in the C locale (locklab never leaves it), without a call per character.
-bool SameName(std::string_view word, std::string_view upper) {
-  if (word.size() != upper.size()) return false;
-  for (size_t i = 0; i < word.size(); ++i) {
-    const char c = word[i];
-    if ((c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c) != upper[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 Simulator::Simulator(SimConfig config)
     : config_(std::move(config)), net_(config_.net, config_.seed), cost_rng_(config_.seed ^ kCostStreamSalt) {
   assert(config_.clients >= 1 && config_.nodes >= 1);
@@ -209,33 +194,30 @@ void Simulator::FreeInFlight(uint32_t id) {
   free_inflight_.push_back(id);
 }
 
+// Counted by script, or by the first word exactly as sent: no case folding per command, only
+// once per run in commands_by_name (a client that writes "set" and "SET" gets one "SET" row).
 void Simulator::CountCommand(int client, const Command& cmd) {
   ++cmd_total_;
   ++cmd_by_client_[static_cast<size_t>(client)];
   if (cmd.script != Script::kNone) {
-    std::string_view n = ScriptName(cmd.script);
-    for (auto& [name, count] : cmd_by_name_)
-      if (name == n) {
-        ++count;
-        return;
-      }
-    cmd_by_name_.emplace_back(std::string(n), 1);
+    ++cmd_by_script_[static_cast<size_t>(cmd.script)];
     return;
   }
-  // A view, not `cond ? std::string() : argv[0]`: that copied the first word for every command.
   const std::string_view word = cmd.argv.empty() ? std::string_view() : std::string_view(cmd.argv[0]);
-  for (auto& [name, count] : cmd_by_name_)
-    if (SameName(word, name)) {
-      ++count;
+  for (WordCount& w : cmd_by_word_)
+    if (w.word == word) {
+      ++w.count;
       return;
     }
-  cmd_by_name_.emplace_back(cmd.Name(), 1);
+  cmd_by_word_.push_back(WordCount{std::string(word), cmd.Name(), 1});
 }
 
 std::vector<std::pair<std::string, int64_t>> Simulator::commands_by_name() const {
-  auto v = cmd_by_name_;
-  std::sort(v.begin(), v.end());
-  return v;
+  std::map<std::string, int64_t> by_name;  // sorted, one row per name
+  for (size_t s = 0; s < cmd_by_script_.size(); ++s)
+    if (cmd_by_script_[s] > 0) by_name[std::string(ScriptName(static_cast<Script>(s)))] += cmd_by_script_[s];
+  for (const WordCount& w : cmd_by_word_) by_name[w.name] += w.count;
+  return {by_name.begin(), by_name.end()};
 }
 
 void Simulator::StartCall(int client, PendingCall* call) {

@@ -113,6 +113,7 @@
 // a round trip; a node crash drops its subscriptions.
 #pragma once
 
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <functional>
@@ -462,7 +463,13 @@ class Simulator {
   uint64_t use_seq_ = 0;    // identifies one use of an InFlight record
   uint64_t timer_seq_ = 0;  // identifies a parked BLPOP's live timeout event
   std::vector<int64_t> cmd_by_client_;
-  std::vector<std::pair<std::string, int64_t>> cmd_by_name_;
+  struct WordCount {
+    std::string word;  // a plain command's first word, as sent
+    std::string name;  // Command::Name(): upper case
+    int64_t count;
+  };
+  std::vector<WordCount> cmd_by_word_;  // CountCommand; few entries (one per spelling)
+  std::array<int64_t, static_cast<size_t>(Script::kCount)> cmd_by_script_{};
   int64_t cmd_total_ = 0;
   int mains_left_ = 0;
   uint32_t repl_generation_ = 0;

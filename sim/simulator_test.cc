@@ -31,6 +31,21 @@ TEST(Simulator, CommandRoundTripTakesTwoDelaysAndService) {
   EXPECT_EQ(sim.commands_total(), 2);
 }
 
+// Commands are counted by name in upper case (however a client spells them) and scripts by
+// their own names, each name once, sorted.
+TEST(Simulator, CommandsAreCountedByNameWhateverTheirCase) {
+  Simulator sim(Config());
+  Seen seen;
+  sim.StartClient(0, SendEach(sim, sim.env(0),
+                              {Command::Of("set", "k", "v"), Command::Of("GET", "k"), Command::Of("SET", "k", "w"),
+                               Command::Run(Script::kCompareAndDelete, 1, "k", "w"), Command::Of("Set", "k", "x")},
+                              seen));
+  ASSERT_TRUE(RunOk(sim));
+  EXPECT_EQ(sim.commands_by_name(),
+            (std::vector<std::pair<std::string, int64_t>>{{"GET", 1}, {"SET", 3}, {"compare_and_delete", 1}}));
+  EXPECT_EQ(sim.commands_total(), 5);
+}
+
 TEST(Simulator, PausedNodeMeansTimeoutButTheCommandStillLands) {
   Simulator sim(Config());
   Plan(sim, Fault(FaultAction::Kind::kPauseNode, 0, 0, 0, 200'000, 0));

@@ -102,9 +102,10 @@ Result<sim::StallCosts> CalibrateMachine(const CalibrateOptions& options, nlohma
 // A held command's CPU split over the client loop's steps, measured alone (`locklab calibrate
 // --held-only`): on a redis-server of its own, `rounds` x the cold and warm waves of held GETs
 // (cross_checks.client_cold_fit's measurement; 1000 clients even with quick, which only shortens
-// the cold waves); from the warm waves' pass fit, `base` with client.held_write_us, held_read_us and held_callback_us (constants: the fit's write, read and
-// held-reply coefficients) and hold_us (the fit's timer step less base's timer_us, at least 0:
-// what arming a hold adds to a timer's step). The fit goes to cross_checks.held_split_fit.
+// the cold waves); from the warm waves' pass fit, `base` with client.held_write_us,
+// held_read_us and held_callback_us (constants: the fit's write, read and held-reply
+// coefficients) and hold_us (the fit's timer step less base's timer_us, at least 0: what arming
+// a hold adds to a timer's step). The fit goes to cross_checks.held_split_fit.
 // Invalid when base's loop is not in passes with held requests written by the loop; Failed when
 // the fit is unusable (a coefficient missing or not above 0, R² below kHeldFitMinR2).
 inline constexpr double kHeldFitMinR2 = 0.9;
