@@ -91,7 +91,9 @@ void BM_RetryStudy(benchmark::State& state) {
       results.push_back(RunOne(s, /*progress=*/false));
       commands += results.back().commands.total;
     }
-    const std::string text = ReportText(BuildReport(results, MakeReportContext(results)));
+    std::vector<std::string> run_texts;  // as `locklab run` writes its report (sweep_run.cc)
+    for (const RunResult& r : results) run_texts.push_back(RunText(r));
+    const std::string text = ReportTextWithRuns(BuildReportHead(results, MakeReportContext(results)), run_texts);
     benchmark::DoNotOptimize(text.data());
     cpu_s += ProcessCpuSeconds() - t0;
   }

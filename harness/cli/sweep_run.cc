@@ -156,13 +156,20 @@ Finished SweepRun::RunAndPrepare(size_t k) const {
   Finished f;
   f.result = RunAt(k);
   f.found = FoundViolation(f.result);
+  const bool full = !req_.results.empty() && f.found && !req_.full_dir.empty();
+  // The run's element of a report (the report's JSON work, here too): for the sweep's report
+  // and for the run's own full report.
+  std::string run_text;
+  if (full || !report_path_.empty()) run_text = RunText(f.result);
+  if (full) {
+    const std::span<const RunResult> one(&f.result, 1);
+    f.full_text = ReportTextWithRuns(BuildReportHead(one, MakeReportContext(f.result.spec)), {run_text});
+  }
   if (!req_.results.empty()) {
-    const bool full = f.found && !req_.full_dir.empty();
-    if (full) f.full_text = ReportText(BuildReport(std::span(&f.result, 1), MakeReportContext(f.result.spec)));
     const RunPlace place{selection_[k] + 1, req_.specs.size(), sweep_hash_, config_hashes_[selection_[k]]};
     f.line = ResultLine(f.result, place, full) + "\n";
   }
-  if (!report_path_.empty()) f.run_text = RunText(f.result);  // the report's JSON work, here too
+  if (!report_path_.empty()) f.run_text = std::move(run_text);
   return f;
 }
 

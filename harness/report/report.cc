@@ -23,6 +23,7 @@
 #include "harness/run/config.h"
 #include "sim/history.h"
 #include "harness/run/spec_fields.h"
+#include "harness/report/timeline_text.h"
 
 namespace locklab {
 namespace {
@@ -69,11 +70,22 @@ json TimelineEventJson(const Event& e) {
   return json(std::move(o));
 }
 
-json ExampleJson(const Violation& v, const std::string& replay) {
+// RunText's stand-in for example k's timeline (WithTimelines puts the text in its place). dump()
+// prints the control bytes as \u0001, which no string's text holds unescaped (a '\' would be
+// printed as "\\"), so the marker with its key can only be found where the layout put it.
+std::string TimelineMark(size_t k) { return "\x01timeline " + std::to_string(k) + "\x01"; }
+std::string TimelineNeedle(size_t k) { return "\"timeline\": \"\\u0001timeline " + std::to_string(k) + "\\u0001\""; }
+
+// `mark`: the example's number, for a stand-in timeline; -1: the timeline's JSON.
+json ExampleJson(const Violation& v, const std::string& replay, int64_t mark) {
   json tl = json::array();
-  json::array_t& events = tl.get_ref<json::array_t&>();
-  events.reserve(v.timeline.size());
-  for (const Event& e : v.timeline) events.push_back(TimelineEventJson(e));
+  if (mark >= 0) {
+    tl = TimelineMark(static_cast<size_t>(mark));
+  } else {
+    json::array_t& events = tl.get_ref<json::array_t&>();
+    events.reserve(v.timeline.size());
+    for (const Event& e : v.timeline) events.push_back(TimelineEventJson(e));
+  }
   return {{"start_ms", UsToMs(v.start_us)},
           {"end_ms", UsToMs(v.end_us)},
           {"clients", v.clients},
@@ -175,11 +187,15 @@ std::vector<std::string> ReplayArgs(const RunSpec& spec) {
 
 std::string ReplayCommand(const RunSpec& spec) { return "locklab run " + Join(ReplayArgs(spec), " "); }
 
-json RunJson(const RunResult& r) {
+namespace {
+
+// RunJson, or with each example's timeline a stand-in (timeline_marks: for RunText).
+json RunJsonMarked(const RunResult& r, bool timeline_marks) {
   const CheckResult& c = r.check;
   const std::string replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
   json examples = json::array();
-  for (const Violation& v : c.safety.examples) examples.push_back(ExampleJson(v, replay));
+  for (size_t k = 0; k < c.safety.examples.size(); ++k)
+    examples.push_back(ExampleJson(c.safety.examples[k], replay, timeline_marks ? static_cast<int64_t>(k) : -1));
   const ResourceResult& res = c.resource;
   json safety = {{"violations", c.safety.violations},
                  {"overlap_ms_total", R3(c.safety.overlap_ms_total)},
@@ -240,6 +256,10 @@ json RunJson(const RunResult& r) {
           {"notes", r.notes},
           {"replay", replay}};
 }
+
+}  // namespace
+
+json RunJson(const RunResult& r) { return RunJsonMarked(r, /*timeline_marks=*/false); }
 
 json ReportConfig(std::span<const RunResult> runs) {
   std::vector<RunSpec> specs;
@@ -340,18 +360,46 @@ namespace {
 // hold no raw newline (they are escaped), so every line break is one of the layout's.
 std::string Indented(const std::string& text, size_t spaces) {
   std::string out;
-  out.reserve(text.size() + text.size() / 16);
-  const std::string pad(spaces, ' ');
-  for (char ch : text) {
-    out += ch;
-    if (ch == '\n') out += pad;
+  out.reserve(text.size() + text.size() / 8);
+  size_t from = 0;
+  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.append(text, from, nl + 1 - from);
+    out.append(spaces, ' ');
+    from = nl + 1;
   }
+  out.append(text, from);
+  return out;
+}
+
+// `text` with each example's stand-in timeline (RunJsonMarked) replaced by the timeline's text,
+// laid out for the column its key starts in; "" if a stand-in is missing (not expected).
+std::string WithTimelines(const std::string& text, const std::vector<Violation>& examples) {
+  std::string out;
+  out.reserve(text.size() + examples.size() * 4096);
+  size_t from = 0;
+  for (size_t k = 0; k < examples.size(); ++k) {
+    const std::string needle = TimelineNeedle(k);
+    const size_t at = text.find(needle, from);
+    if (at == std::string::npos) return "";
+    const size_t line = text.rfind('\n', at);
+    const size_t indent = at - (line == std::string::npos ? 0 : line + 1);
+    const size_t value = at + std::string_view("\"timeline\": ").size();
+    out.append(text, from, value - from);
+    AppendTimelineText(examples[k].timeline, indent, &out);
+    from = at + needle.size();
+  }
+  out.append(text, from);
   return out;
 }
 
 }  // namespace
 
-std::string RunText(const RunResult& run) { return Indented(RunJson(run).dump(2), 4); }
+std::string RunText(const RunResult& run) {
+  const std::vector<Violation>& examples = run.check.safety.examples;
+  if (examples.empty()) return Indented(RunJson(run).dump(2), 4);
+  std::string text = WithTimelines(Indented(RunJsonMarked(run, /*timeline_marks=*/true).dump(2), 4), examples);
+  return text.empty() ? Indented(RunJson(run).dump(2), 4) : text;
+}
 
 std::string ReportTextWithRuns(const json& report, const std::vector<std::string>& run_texts) {
   // dump(2) of an object: "{\n", then per key two spaces, the quoted key, ": ", the value one

@@ -1,0 +1,88 @@
+#include "harness/report/timeline_text.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "harness/report/report.h"
+
+namespace locklab {
+namespace {
+
+// A string as dump() prints it: quoted as it is when no byte needs escaping (printable ASCII but
+// '"' and '\\'), otherwise by nlohmann (its escapes, and its error for bad UTF-8).
+void AppendString(const std::string& s, std::string* out) {
+  for (unsigned char ch : s) {
+    if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\') {
+      *out += nlohmann::json(s).dump();
+      return;
+    }
+  }
+  *out += '"';
+  *out += s;
+  *out += '"';
+}
+
+void AppendInt(int64_t v, std::string* out) {
+  std::array<char, 24> buf;
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  out->append(buf.data(), static_cast<size_t>(r.ptr - buf.data()));
+}
+
+// A double as dump() prints it: "null" when not finite, else nlohmann's shortest digits.
+void AppendDouble(double v, std::string* out) {
+  if (!std::isfinite(v)) {
+    *out += "null";
+    return;
+  }
+  std::array<char, 64> buf;
+  char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
+  out->append(buf.data(), static_cast<size_t>(end - buf.data()));
+}
+
+void AppendField(const char* key, size_t indent, std::string* out) {
+  out->append(indent, ' ');
+  *out += '"';
+  *out += key;
+  *out += "\": ";
+}
+
+}  // namespace
+
+void AppendTimelineText(const std::vector<Event>& timeline, size_t indent, std::string* out) {
+  if (timeline.empty()) {
+    *out += "[]";
+    return;
+  }
+  *out += "[\n";
+  const size_t field = indent + 4;
+  for (size_t i = 0; i < timeline.size(); ++i) {
+    const Event& e = timeline[i];
+    if (i > 0) *out += ",\n";
+    out->append(indent + 2, ' ');
+    *out += "{\n";
+    AppendField("client", field, out);  // the keys in their sorted order, as json's map keeps them
+    AppendInt(e.client, out);
+    *out += ",\n";
+    AppendField("detail", field, out);
+    AppendString(e.detail, out);
+    *out += ",\n";
+    AppendField("event", field, out);
+    AppendString(EvName(e.type), out);
+    *out += ",\n";
+    AppendField("t_ms", field, out);
+    AppendDouble(Round3(static_cast<double>(e.t_us) / 1000.0), out);
+    *out += ",\n";
+    AppendField("value", field, out);
+    AppendInt(e.value, out);
+    *out += '\n';
+    out->append(indent + 2, ' ');
+    *out += '}';
+  }
+  *out += '\n';
+  out->append(indent, ' ');
+  *out += ']';
+}
+
+}  // namespace locklab
