@@ -110,5 +110,25 @@ TEST(Shards, HashesAreStableAndTellSweepsApart) {
   EXPECT_NE(SweepHash({a}), SweepHash({a, a}));
 }
 
+// HashSweep prints each spec once for both hashes: the same as SweepHash and ConfigHash, which
+// print it twice, on one thread or several.
+TEST(Shards, HashSweepGivesTheHashesOfSweepHashAndConfigHash) {
+  std::vector<RunSpec> specs(5);
+  specs[1].seed = 7;
+  specs[2].algorithm = "redlock";
+  specs[2].faults.gc_pause_ms = 300;
+  specs[3].algorithm_options.Set("release", "del");
+  specs[3].workload = "seckill";
+  specs[4].faults.plan.push_back(FaultAction{});
+  specs[4].retry = "fixed";
+  for (int jobs : {1, 2}) {
+    const SweepHashes h = HashSweep(specs, jobs);
+    EXPECT_EQ(h.sweep, SweepHash(specs));
+    ASSERT_EQ(h.configs.size(), specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(h.configs[i], ConfigHash(specs[i])) << i;
+  }
+  EXPECT_EQ(HashSweep({}, 1).sweep, SweepHash({}));
+}
+
 }  // namespace
 }  // namespace locklab
