@@ -70,9 +70,9 @@ json TimelineEventJson(const Event& e) {
   return json(std::move(o));
 }
 
-// RunText's stand-in for example k's timeline (WithTimelines puts the text in its place). dump()
-// prints the control bytes as \u0001, which no string's text holds unescaped (a '\' would be
-// printed as "\\"), so the marker with its key can only be found where the layout put it.
+// RunText's stand-in for example k's timeline (WithTimelines puts the text in its place). In
+// dump()'s text every '"' inside a string is printed as \", so `"timeline": "` (the key, its
+// colon and the quote that opens the stand-in) occurs only where the layout put that key.
 std::string TimelineMark(size_t k) { return "\x01timeline " + std::to_string(k) + "\x01"; }
 std::string TimelineNeedle(size_t k) { return "\"timeline\": \"\\u0001timeline " + std::to_string(k) + "\\u0001\""; }
 

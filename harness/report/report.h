@@ -36,7 +36,8 @@ nlohmann::json BuildReport(std::span<const RunResult> runs, const ReportContext&
 // BuildReport without the runs' JSON ("runs" is []): for ReportTextWithRuns.
 nlohmann::json BuildReportHead(std::span<const RunResult> runs, const ReportContext& context);
 // One element of "runs" as ReportText prints it inside the report (RunJson, indented for its
-// place). Big sweeps make it on the thread that ran the run.
+// place; the examples' timelines written as text, harness/report/timeline_text.h). Big sweeps
+// make it on the thread that ran the run.
 std::string RunText(const RunResult& run);
 // ReportText of `report` (whose "runs" is empty) with `run_texts` (RunText of each run, in order)
 // as its "runs": the bytes of ReportText(BuildReport(runs, ...)) with the same changes made to it,
