@@ -120,7 +120,9 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
   return Status::Ok();
 }
 
-bool Simulator::Next(Event* ev) {
+// Inline in Run, its one caller: as a call, its register saves and the copy out through *ev
+// were 3.5% of a simulated command's instructions.
+[[gnu::always_inline]] inline bool Simulator::Next(Event* ev) {
   // The smallest key of: the current instant's queue, the wheel, the charged FIFO, the planned
   // faults.
   enum Source { kNone, kNow, kWheel, kCharged, kPlanned } from = kNone;
