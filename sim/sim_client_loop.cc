@@ -57,9 +57,11 @@ void Simulator::OnClientPass(size_t cpu, uint64_t gen) {
   loop.next = 0;
   // Sockets first, in the order they became ready; then the timers that were due, earliest
   // first (they arrived at their due times), as classified when they arrived.
-  for (const PassEvent& e : loop.arrived) (e.charge.timer ? loop.timers : loop.pass).push_back(e);
-  loop.pass.insert(loop.pass.end(), loop.timers.begin(), loop.timers.end());
-  loop.timers.clear();
+  // Each event copied once: the sockets in one pass over `arrived`, the timers in another.
+  for (const PassEvent& e : loop.arrived)
+    if (!e.charge.timer) loop.pass.push_back(e);
+  for (const PassEvent& e : loop.arrived)
+    if (e.charge.timer) loop.pass.push_back(e);
   loop.arrived.clear();
   StepClientPass(cpu);
 }

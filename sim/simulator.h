@@ -419,7 +419,6 @@ class Simulator {
   struct ClientLoop {
     std::vector<PassEvent> arrived;
     std::vector<PassEvent> pass;
-    std::vector<PassEvent> timers;  // scratch while a pass is sorted: its timers, behind its sockets
     size_t next = 0;  // pass[next..] are still to be charged
     uint64_t gen = 0;            // the queued kClientPass's (an earlier one is stale: WakeForSocket)
     int64_t idle_since_ns = 0;   // when it last went idle (socket_wakes)
