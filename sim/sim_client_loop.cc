@@ -8,14 +8,11 @@
 
 namespace locklab::sim {
 
-void Simulator::JoinClientPass(const Event& ev, const ClientCharge& charge) {
-  const size_t cpu = ProcessOf(charge.client);
+void Simulator::QueueClientPass(size_t cpu, bool timer) {
   ClientLoop& loop = client_loops_[cpu];
-  loop.arrived.push_back(PassEvent{ev, charge});
-  if (loop.running) return;  // the pass after this one takes it
   const int64_t now_ns = now_us_ * 1000;
   if (loop.queued) {  // the queued pass takes it, unless a socket wakes the loop sooner
-    if (loop.timer_wake && !charge.timer) WakeForSocket(cpu, now_ns);
+    if (loop.timer_wake && !timer) WakeForSocket(cpu, now_ns);
     return;
   }
   loop.queued = true;
@@ -26,7 +23,7 @@ void Simulator::JoinClientPass(const Event& ev, const ClientCharge& charge) {
   }
   // Asleep in epoll_wait: it wakes late by how long it idled, and the wake-up's own CPU
   // (ClientCosts::wake_cpu_us) is spent when the pass is done (StepClientPass).
-  const bool socket = config_.cost.loop.socket_wakes && !charge.timer;
+  const bool socket = config_.cost.loop.socket_wakes && !timer;
   const int64_t late_ns = WakeFromIdleNs(cpu, now_ns, socket);
   loop.idle_since_ns = busy_ns;
   loop.timer_wake = config_.cost.loop.socket_wakes && !socket && late_ns > 0;

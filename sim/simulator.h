@@ -304,6 +304,7 @@ class Simulator {
   // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
   // pass; run a pass; charge the pass's next event once the one before it has run.
   void JoinClientPass(const Event& ev, const ClientCharge& charge);
+  void QueueClientPass(size_t cpu, bool timer);  // the loop is not in a pass: its next one, queued
   void LogLoopStep(const Event& ev, const ClientCharge& c, int64_t start_ns);  // for on_loop_
   // A client pass's step as the loop logs name it: 'T' a timer, 'W' a held request's write, 'R' a
   // reply read, 'H' a held reply's callback; 0 for any other event (a timeout reads nothing).

@@ -220,6 +220,14 @@ inline void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t ch
   }
 }
 
+// Inline: most events reach a loop that is running a pass, and only join the next one's list.
+inline void Simulator::JoinClientPass(const Event& ev, const ClientCharge& charge) {
+  const size_t cpu = ProcessOf(charge.client);
+  ClientLoop& loop = client_loops_[cpu];
+  loop.arrived.push_back(PassEvent{ev, charge});
+  if (!loop.running) QueueClientPass(cpu, charge.timer);  // else the pass after this one takes it
+}
+
 inline int Simulator::ClientOfEvent(const Event& ev) const {
   if (ev.kind == kDeliver || ev.kind == kSendHeld) return inflight_[static_cast<uint32_t>(ev.a)].client;
   return ev.a;
