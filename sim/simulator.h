@@ -301,8 +301,9 @@ class Simulator {
   bool ClientEventCost(const Event& ev, ClientCharge* out);
   // The client a client event (ClientEventCost's kinds) belongs to; ev.a for the others' kinds.
   int ClientOfEvent(const Event& ev) const;
-  // Client passes (sim_client_loop.cc): queue an arriving client event for its process's next
-  // pass; run a pass; charge the pass's next event once the one before it has run.
+  // Client passes (sim_client_loop.cc; JoinClientPass inline in simulator_impl.h): queue an
+  // arriving client event for its process's next pass; run a pass; charge the pass's next event
+  // once the one before it has run.
   void JoinClientPass(const Event& ev, const ClientCharge& charge);
   void QueueClientPass(size_t cpu, bool timer);  // the loop is not in a pass: its next one, queued
   void LogLoopStep(const Event& ev, const ClientCharge& c, int64_t start_ns);  // for on_loop_

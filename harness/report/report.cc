@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -57,35 +58,16 @@ json OptionsJson(const Options& o) {
   return j;
 }
 
-// A timeline event's object is built field by field, in its keys' order (json's objects are
-// sorted maps): a braced list of pairs builds each pair as an array first and cost several
-// times the simulated run itself in a sweep's full reports.
-json TimelineEventJson(const Event& e) {
-  json::object_t o;
-  o.emplace_hint(o.end(), "client", e.client);
-  o.emplace_hint(o.end(), "detail", e.detail);
-  o.emplace_hint(o.end(), "event", EvName(e.type));
-  o.emplace_hint(o.end(), "t_ms", UsToMs(e.t_us));
-  o.emplace_hint(o.end(), "value", e.value);
-  return json(std::move(o));
-}
-
-// RunText's stand-in for example k's timeline (WithTimelines puts the text in its place). In
-// dump()'s text every '"' inside a string is printed as \", so `"timeline": "` (the key, its
-// colon and the quote that opens the stand-in) occurs only where the layout put that key.
+// RunText's stand-in for example k's timeline (WithTimelines puts the text in its place), and
+// how dump() prints it with its key. In dump()'s text every '"' inside a string is printed as
+// \", so `"timeline": "` (the key, its colon and the quote that opens the stand-in) occurs only
+// where the layout put that key.
 std::string TimelineMark(size_t k) { return "\x01timeline " + std::to_string(k) + "\x01"; }
-std::string TimelineNeedle(size_t k) { return "\"timeline\": \"\\u0001timeline " + std::to_string(k) + "\\u0001\""; }
+std::string TimelineNeedle(size_t k) { return "\"timeline\": " + json(TimelineMark(k)).dump(); }
 
 // `mark`: the example's number, for a stand-in timeline; -1: the timeline's JSON.
 json ExampleJson(const Violation& v, const std::string& replay, int64_t mark) {
-  json tl = json::array();
-  if (mark >= 0) {
-    tl = TimelineMark(static_cast<size_t>(mark));
-  } else {
-    json::array_t& events = tl.get_ref<json::array_t&>();
-    events.reserve(v.timeline.size());
-    for (const Event& e : v.timeline) events.push_back(TimelineEventJson(e));
-  }
+  json tl = mark >= 0 ? json(TimelineMark(static_cast<size_t>(mark))) : TimelineJson(v.timeline);
   return {{"start_ms", UsToMs(v.start_us)},
           {"end_ms", UsToMs(v.end_us)},
           {"clients", v.clients},
@@ -372,7 +354,7 @@ std::string Indented(const std::string& text, size_t spaces) {
 }
 
 // `text` with each example's stand-in timeline (RunJsonMarked) replaced by the timeline's text,
-// laid out for the column its key starts in; "" if a stand-in is missing (not expected).
+// laid out for the column its key starts in.
 std::string WithTimelines(const std::string& text, const std::vector<Violation>& examples) {
   std::string out;
   out.reserve(text.size() + examples.size() * 4096);
@@ -380,7 +362,7 @@ std::string WithTimelines(const std::string& text, const std::vector<Violation>&
   for (size_t k = 0; k < examples.size(); ++k) {
     const std::string needle = TimelineNeedle(k);
     const size_t at = text.find(needle, from);
-    if (at == std::string::npos) return "";
+    if (at == std::string::npos) throw std::logic_error("RunText: timeline stand-in " + std::to_string(k) + " not printed");
     const size_t line = text.rfind('\n', at);
     const size_t indent = at - (line == std::string::npos ? 0 : line + 1);
     const size_t value = at + std::string_view("\"timeline\": ").size();
@@ -395,10 +377,7 @@ std::string WithTimelines(const std::string& text, const std::vector<Violation>&
 }  // namespace
 
 std::string RunText(const RunResult& run) {
-  const std::vector<Violation>& examples = run.check.safety.examples;
-  if (examples.empty()) return Indented(RunJson(run).dump(2), 4);
-  std::string text = WithTimelines(Indented(RunJsonMarked(run, /*timeline_marks=*/true).dump(2), 4), examples);
-  return text.empty() ? Indented(RunJson(run).dump(2), 4) : text;
+  return WithTimelines(Indented(RunJsonMarked(run, /*timeline_marks=*/true).dump(2), 4), run.check.safety.examples);
 }
 
 std::string ReportTextWithRuns(const json& report, const std::vector<std::string>& run_texts) {

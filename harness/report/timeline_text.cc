@@ -48,7 +48,28 @@ void AppendField(const char* key, size_t indent, std::string* out) {
   *out += "\": ";
 }
 
+// An event's time as every report time: ms, rounded to 3 decimals.
+double TimeMs(const Event& e) { return Round3(static_cast<double>(e.t_us) / 1000.0); }
+
 }  // namespace
+
+nlohmann::json TimelineJson(const std::vector<Event>& timeline) {
+  // Each object built field by field, in its keys' (sorted) order: a braced list of pairs builds
+  // each pair as an array first, several times the cost.
+  nlohmann::json tl = nlohmann::json::array();
+  nlohmann::json::array_t& events = tl.get_ref<nlohmann::json::array_t&>();
+  events.reserve(timeline.size());
+  for (const Event& e : timeline) {
+    nlohmann::json::object_t o;
+    o.emplace_hint(o.end(), "client", e.client);
+    o.emplace_hint(o.end(), "detail", e.detail);
+    o.emplace_hint(o.end(), "event", EvName(e.type));
+    o.emplace_hint(o.end(), "t_ms", TimeMs(e));
+    o.emplace_hint(o.end(), "value", e.value);
+    events.emplace_back(std::move(o));
+  }
+  return tl;
+}
 
 void AppendTimelineText(const std::vector<Event>& timeline, size_t indent, std::string* out) {
   if (timeline.empty()) {
@@ -62,7 +83,7 @@ void AppendTimelineText(const std::vector<Event>& timeline, size_t indent, std::
     if (i > 0) *out += ",\n";
     out->append(indent + 2, ' ');
     *out += "{\n";
-    AppendField("client", field, out);  // the keys in their sorted order, as json's map keeps them
+    AppendField("client", field, out);  // TimelineJson's keys, in their sorted order
     AppendInt(e.client, out);
     *out += ",\n";
     AppendField("detail", field, out);
@@ -72,7 +93,7 @@ void AppendTimelineText(const std::vector<Event>& timeline, size_t indent, std::
     AppendString(EvName(e.type), out);
     *out += ",\n";
     AppendField("t_ms", field, out);
-    AppendDouble(Round3(static_cast<double>(e.t_us) / 1000.0), out);
+    AppendDouble(TimeMs(e), out);
     *out += ",\n";
     AppendField("value", field, out);
     AppendInt(e.value, out);

@@ -22,18 +22,6 @@ std::vector<Event> OddTimeline() {
           {-1'500, 3, Ev::kEnter, -1, "/ { } [ ] :"}};
 }
 
-// The timeline as report.cc builds it in JSON (TimelineEventJson), for the library to print.
-json TimelineJson(const std::vector<Event>& timeline) {
-  json tl = json::array();
-  for (const Event& e : timeline)
-    tl.push_back({{"client", e.client},
-                  {"detail", e.detail},
-                  {"event", EvName(e.type)},
-                  {"t_ms", Round3(static_cast<double>(e.t_us) / 1000.0)},
-                  {"value", e.value}});
-  return tl;
-}
-
 TEST(TimelineText, HasTheBytesTheLibraryPrints) {
   for (const std::vector<Event>& tl : {OddTimeline(), std::vector<Event>{}, std::vector<Event>(1)}) {
     // At depth 0 the array starts the text; deeper, inside an object, its key's line is indented.
