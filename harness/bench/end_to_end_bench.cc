@@ -91,9 +91,9 @@ void BM_RetryStudy(benchmark::State& state) {
       results.push_back(RunOne(s, /*progress=*/false));
       commands += results.back().commands.total;
     }
-    std::vector<std::string> run_texts;  // as `locklab run` writes its report (sweep_run.cc)
-    for (const RunResult& r : results) run_texts.push_back(RunText(r));
-    const std::string text = ReportTextWithRuns(BuildReportHead(results, MakeReportContext(results)), run_texts);
+    // As `locklab run` writes its report (sweep_run.cc: RunText of each run, then the head).
+    const std::string text =
+        ReportTextWithRuns(BuildReportHead(results, MakeReportContext(results)), std::span<const RunResult>(results));
     benchmark::DoNotOptimize(text.data());
     cpu_s += ProcessCpuSeconds() - t0;
   }

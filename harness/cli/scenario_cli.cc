@@ -110,7 +110,7 @@ Status WriteScenarioReport(const Scenario& sc, const std::string& backend, const
     runs.push_back(j->result);
     j->result.events = std::move(events);
   }
-  json report = BuildReport(runs, MakeReportContext(runs));
+  json report = BuildReportHead(runs, MakeReportContext(runs));  // its runs: RunText, as a sweep's
   if (backend == "redis") report["context"]["machine_after"] = MachineNowJson();  // as `locklab run`'s
   report["config"] = {{"scenario", sc.doc}, {"params", overrides}, {"seed", f.seed}, {"backend", backend}};
   if (backend == "sim") {  // the jobs share it: every run's spec has the profile and its name
@@ -120,7 +120,7 @@ Status WriteScenarioReport(const Scenario& sc, const std::string& backend, const
   if (f.trace != kDefaultTrace) report["config"]["trace"] = f.trace;  // absent: "commands"
   report["scenario"] = {{"id", sc.id},         {"title", sc.title},     {"source", sc.source},
                         {"story", sc.story},   {"file", sc.path},       {"results", results}};
-  return WriteFileAtomic(path, ReportText(report));
+  return WriteFileAtomic(path, ReportTextWithRuns(report, std::span<const RunResult>(runs)));
 }
 
 void PrintScenarioHeader(const Scenario& sc) {

@@ -117,9 +117,10 @@ bool RunGroups(const SuiteOptions& o, const SpecGrid& specs, std::vector<std::ve
     results.push_back(std::move(r));
     if (results.size() < per_group) return;
     const std::string path = SuiteReportPath(o, o.backends[bi], presets[pi]);
-    nlohmann::json report = BuildReport(results, MakeReportContext(results));
+    // The runs printed as `locklab run` prints a sweep's (RunText: timelines written as text).
+    nlohmann::json report = BuildReportHead(results, MakeReportContext(results));
     if (o.backends[bi] == "redis") report["context"]["machine_after"] = MachineNowJson();  // as `locklab run`'s
-    if (Status st = WriteFileAtomic(path, ReportText(report)); !st.ok()) {
+    if (Status st = WriteFileAtomic(path, ReportTextWithRuns(report, std::span<const RunResult>(results))); !st.ok()) {
       std::fprintf(stderr, "locklab: %s\n", st.message().c_str());
       ok = false;
     } else if (o.progress) {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -65,9 +66,9 @@ json OptionsJson(const Options& o) {
 std::string TimelineMark(size_t k) { return "\x01timeline " + std::to_string(k) + "\x01"; }
 std::string TimelineNeedle(size_t k) { return "\"timeline\": " + json(TimelineMark(k)).dump(); }
 
-// `mark`: the example's number, for a stand-in timeline; -1: the timeline's JSON.
-json ExampleJson(const Violation& v, const std::string& replay, int64_t mark) {
-  json tl = mark >= 0 ? json(TimelineMark(static_cast<size_t>(mark))) : TimelineJson(v.timeline);
+// `mark`: the example's number, for a stand-in timeline; none: the timeline's JSON.
+json ExampleJson(const Violation& v, const std::string& replay, std::optional<size_t> mark) {
+  json tl = mark ? json(TimelineMark(*mark)) : TimelineJson(v.timeline);
   return {{"start_ms", UsToMs(v.start_us)},
           {"end_ms", UsToMs(v.end_us)},
           {"clients", v.clients},
@@ -177,7 +178,7 @@ json RunJsonMarked(const RunResult& r, bool timeline_marks) {
   const std::string replay = r.replay.empty() ? ReplayCommand(r.spec) : r.replay;
   json examples = json::array();
   for (size_t k = 0; k < c.safety.examples.size(); ++k)
-    examples.push_back(ExampleJson(c.safety.examples[k], replay, timeline_marks ? static_cast<int64_t>(k) : -1));
+    examples.push_back(ExampleJson(c.safety.examples[k], replay, timeline_marks ? std::optional<size_t>(k) : std::nullopt));
   const ResourceResult& res = c.resource;
   json safety = {{"violations", c.safety.violations},
                  {"overlap_ms_total", R3(c.safety.overlap_ms_total)},
@@ -403,6 +404,13 @@ std::string ReportTextWithRuns(const json& report, const std::vector<std::string
     }
   }
   return out + "\n}\n";
+}
+
+std::string ReportTextWithRuns(const json& report, std::span<const RunResult> runs) {
+  std::vector<std::string> run_texts;
+  run_texts.reserve(runs.size());
+  for (const RunResult& run : runs) run_texts.push_back(RunText(run));
+  return ReportTextWithRuns(report, run_texts);
 }
 
 std::string ReportText(const json& report) { return report.dump(2) + "\n"; }

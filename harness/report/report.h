@@ -43,6 +43,8 @@ std::string RunText(const RunResult& run);
 // as its "runs": the bytes of ReportText(BuildReport(runs, ...)) with the same changes made to it,
 // without building the runs' JSON again on the calling thread.
 std::string ReportTextWithRuns(const nlohmann::json& report, const std::vector<std::string>& run_texts);
+// The same with RunText of each of `runs` made here, on the calling thread (suites, scenarios).
+std::string ReportTextWithRuns(const nlohmann::json& report, std::span<const RunResult> runs);
 // How every double of a report (and of a results line) is rounded: 3 decimals, never "-0".
 double Round3(double x);
 // Redis commands per successful acquisition (0 when none succeeded), and acquisitions per second
