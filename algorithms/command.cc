@@ -28,7 +28,7 @@ std::string_view ScriptName(Script s) {
 std::string Command::Name() const {
   if (script != Script::kNone) return std::string(ScriptName(script));
   if (argv.empty()) return "";
-  std::string n = argv[0];
+  std::string n(argv[0]);
   for (char& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return n;
 }

@@ -1,6 +1,7 @@
 // Command: one Redis command, or one call of a named script, addressed to a node by the caller.
 //
-// Plain commands carry their words in argv ("SET", key, value, "NX", "PX", "3000").
+// Plain commands carry their words in argv ("SET", key, value, "NX", "PX", "3000"), one buffer
+// (algorithms/command_words.h).
 // Script calls name a Script and carry keys and args separately; each runtime decides how to
 // run it (the simulator runs the script's C++ body atomically, real Redis runs its Lua text:
 // see sim/scripts.h, where both bodies sit side by side).
@@ -11,6 +12,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "algorithms/command_words.h"
 
 namespace locklab {
 
@@ -40,32 +43,32 @@ std::string_view ScriptName(Script s);
 
 struct Command {
   Script script = Script::kNone;
-  std::vector<std::string> argv;  // plain: full command words; script: keys then args
-  int num_keys = 0;               // script calls only
+  CommandWords argv;  // plain: full command words; script: keys then args
+  int num_keys = 0;   // script calls only
 
-  static Command Plain(std::vector<std::string> words) { return Command{Script::kNone, std::move(words), 0}; }
+  static Command Plain(CommandWords words) { return Command{Script::kNone, std::move(words), 0}; }
   // Cmd("SET", key, value, "NX"): a plain command from its words. (Preferred inside coroutines:
   // GCC 12 miscompiles braced lists of string literals in co_await expressions.)
-  // Each word is copied (or moved, from a temporary) straight into argv, once.
+  // The words are copied once, into one buffer sized for them all.
   template <typename... Words>
-  static Command Of(Words&&... words) {
+  static Command Of(const Words&... words) {
     Command c;
-    c.argv.reserve(sizeof...(words));
-    (c.argv.emplace_back(std::forward<Words>(words)), ...);
+    const std::string_view views[] = {std::string_view(words)...};
+    c.argv.Assign(views, sizeof...(words));
     return c;
   }
   // Script call: the first num_keys words are keys, the rest args (same GCC 12 reason).
   template <typename... Words>
-  static Command Run(Script s, int num_keys, Words&&... words) {
-    Command c = Of(std::forward<Words>(words)...);
+  static Command Run(Script s, int num_keys, const Words&... words) {
+    Command c = Of(words...);
     c.script = s;
     c.num_keys = num_keys;
     return c;
   }
-  static Command Call(Script s, std::vector<std::string> keys, std::vector<std::string> args) {
-    Command c{s, std::move(keys), 0};
+  static Command Call(Script s, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+    Command c{s, CommandWords(keys), 0};
     c.num_keys = static_cast<int>(c.argv.size());
-    for (auto& a : args) c.argv.push_back(std::move(a));
+    c.argv.append(args.begin(), args.end());
     return c;
   }
 

@@ -186,7 +186,7 @@ class Env {
   AllAwaiter SendAll(std::vector<std::pair<int, Command>> cmds) {
     AllAwaiter a{this, {}, 0};
     a.calls.reserve(cmds.size());
-    for (auto& [node, cmd] : cmds) a.calls.push_back(PendingCall{node, std::move(cmd), {}, {}, nullptr});
+    for (auto& [node, cmd] : cmds) a.calls.emplace_back(node, std::move(cmd));  // each command moved once
     return a;
   }
 

@@ -40,6 +40,7 @@ class Redlock : public Lock {
     std::string token = env_.RandomToken();
     const int64_t start_us = env_.MonotonicUs();
     std::vector<std::pair<int, Command>> sets;
+    sets.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i)
       sets.emplace_back(i, Command::Of("SET", cfg_.key, token, "NX", "PX", std::to_string(cfg_.ttl_ms)));
     std::vector<Reply> replies = co_await env_.SendAll(std::move(sets));
@@ -77,6 +78,7 @@ class Redlock : public Lock {
   // Returns how many nodes deleted our key.
   Task<int> UnlockAll(const std::string& token) {
     std::vector<std::pair<int, Command>> dels;
+    dels.reserve(static_cast<size_t>(env_.node_count()));
     for (int i = 0; i < env_.node_count(); ++i)
       dels.emplace_back(i, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
     std::vector<Reply> replies = co_await env_.SendAll(std::move(dels));

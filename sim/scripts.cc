@@ -129,8 +129,8 @@ Reply Raise(Reply error, Script id) {
 }
 
 Reply CompareAndDelete(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string& key = cmd.argv[0];
-  const std::string& token = cmd.argv[1];
+  const std::string_view key = cmd.argv[0];
+  const std::string_view token = cmd.argv[1];
   const Entry* e = store.Find(key, now_ms);  // GET, without copying the value
   if (e != nullptr && !e->is_string()) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndDelete);
   if (e == nullptr || e->value != token) return Reply::Int(0);
@@ -138,9 +138,9 @@ Reply CompareAndDelete(Store& store, int64_t now_ms, const Command& cmd, std::ve
 }
 
 Reply CompareAndPexpire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string& key = cmd.argv[0];
-  const std::string& token = cmd.argv[1];
-  const std::string& ttl_ms = cmd.argv[2];
+  const std::string_view key = cmd.argv[0];
+  const std::string_view token = cmd.argv[1];
+  const std::string_view ttl_ms = cmd.argv[2];
   const Entry* e = store.Find(key, now_ms);
   if (e != nullptr && !e->is_string()) return Raise(store.Call({"GET", key}, now_ms), Script::kCompareAndPexpire);
   if (e == nullptr || e->value != token) return Reply::Int(0);
@@ -149,10 +149,10 @@ Reply CompareAndPexpire(Store& store, int64_t now_ms, const Command& cmd, std::v
 }
 
 Reply SetNxPxIncrFence(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string& key = cmd.argv[0];
-  const std::string& fence_key = cmd.argv[1];
-  const std::string& token = cmd.argv[2];
-  const std::string& ttl_ms = cmd.argv[3];
+  const std::string_view key = cmd.argv[0];
+  const std::string_view fence_key = cmd.argv[1];
+  const std::string_view token = cmd.argv[2];
+  const std::string_view ttl_ms = cmd.argv[3];
   Reply set = store.Call({"SET", key, token, "NX", "PX", ttl_ms}, now_ms, touched);
   if (set.is_error()) return Raise(std::move(set), Script::kSetNxPxIncrFence);
   if (set.is_nil()) return Reply::Nil();
@@ -161,7 +161,7 @@ Reply SetNxPxIncrFence(Store& store, int64_t now_ms, const Command& cmd, std::ve
 }
 
 Reply NotifyOne(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string& key = cmd.argv[0];
+  const std::string_view key = cmd.argv[0];
   Reply n = store.Call({"LLEN", key}, now_ms, touched);
   if (n.is_error()) return Raise(std::move(n), Script::kNotifyOne);
   if (n.integer != 0) return n;
@@ -175,7 +175,7 @@ Reply NotifyOne(Store& store, int64_t now_ms, const Command& cmd, std::vector<st
   if (out.is_error()) return Raise(std::move(out), id)
 
 Reply FifoAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &lock = cmd.argv[0], &queue = cmd.argv[1], &token = cmd.argv[2], &ttl = cmd.argv[3];
+  const std::string_view lock = cmd.argv[0], queue = cmd.argv[1], token = cmd.argv[2], ttl = cmd.argv[3];
   LOCKLAB_CALL(set, Script::kFifoAcquire, "SET", lock, token, "NX", "PX", ttl);
   if (set.is_ok()) return Reply::Int(1);
   LOCKLAB_CALL(push, Script::kFifoAcquire, "RPUSH", queue, token);
@@ -183,12 +183,12 @@ Reply FifoAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<
 }
 
 Reply FifoRelease(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &lock = cmd.argv[0], &queue = cmd.argv[1], &token = cmd.argv[2], &ttl = cmd.argv[3];
+  const std::string_view lock = cmd.argv[0], queue = cmd.argv[1], token = cmd.argv[2], ttl = cmd.argv[3];
   LOCKLAB_CALL(current, Script::kFifoRelease, "GET", lock);
   if (!current.is_string() || current.str != token) return Reply::Int(0);
   LOCKLAB_CALL(next, Script::kFifoRelease, "LPOP", queue);
   if (next.is_string()) {
-    const std::string wake = lock + ":wake:" + next.str;
+    const std::string wake = std::string(lock) + ":wake:" + next.str;
     LOCKLAB_CALL(set, Script::kFifoRelease, "SET", lock, next.str, "PX", ttl);
     LOCKLAB_CALL(push, Script::kFifoRelease, "RPUSH", wake, "1");
     LOCKLAB_CALL(expire, Script::kFifoRelease, "PEXPIRE", wake, ttl);
@@ -199,7 +199,7 @@ Reply FifoRelease(Store& store, int64_t now_ms, const Command& cmd, std::vector<
 }
 
 Reply FifoLeave(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &lock = cmd.argv[0], &queue = cmd.argv[1], &token = cmd.argv[2];
+  const std::string_view lock = cmd.argv[0], queue = cmd.argv[1], token = cmd.argv[2];
   LOCKLAB_CALL(current, Script::kFifoLeave, "GET", lock);
   if (current.is_string() && current.str == token) return Reply::Int(1);
   LOCKLAB_CALL(removed, Script::kFifoLeave, "LREM", queue, "0", token);
@@ -207,7 +207,7 @@ Reply FifoLeave(Store& store, int64_t now_ms, const Command& cmd, std::vector<st
 }
 
 Reply StockDecrement(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string& stock = cmd.argv[0];
+  const std::string_view stock = cmd.argv[0];
   LOCKLAB_CALL(value, Script::kStockDecrement, "GET", stock);
   if (!value.is_string()) return Reply::Int(-1);  // tonumber(false) is nil
   const std::optional<double> n = LuaToNumber(value.str);
@@ -219,11 +219,11 @@ Reply StockDecrement(Store& store, int64_t now_ms, const Command& cmd, std::vect
 // The algorithm always passes an integer `permits`; anything else would be a Lua error
 // (comparing with nil), which the C++ body reports under the same text.
 Reply SemaphoreAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &sem = cmd.argv[0], &id = cmd.argv[1], &now = cmd.argv[2], &expired = cmd.argv[3],
-                    &permits = cmd.argv[4], &ttl = cmd.argv[5];
+  const std::string_view sem = cmd.argv[0], id = cmd.argv[1], now = cmd.argv[2], expired = cmd.argv[3],
+                    permits = cmd.argv[4], ttl = cmd.argv[5];
   LOCKLAB_CALL(trim, Script::kSemaphoreAcquire, "ZREMRANGEBYSCORE", sem, "-inf", expired);
   LOCKLAB_CALL(card, Script::kSemaphoreAcquire, "ZCARD", sem);
-  const std::optional<double> limit = LuaToNumber(permits);
+  const std::optional<double> limit = LuaToNumber(std::string(permits));
   if (!limit)
     return Raise(Reply::Error("ERR user_script:1: attempt to compare number with nil"), Script::kSemaphoreAcquire);
   if (!(static_cast<double>(card.integer) < *limit)) return Reply::Int(0);
@@ -233,7 +233,7 @@ Reply SemaphoreAcquire(Store& store, int64_t now_ms, const Command& cmd, std::ve
 }
 
 Reply ReentrantAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &lock = cmd.argv[0], &owner = cmd.argv[1], &ttl = cmd.argv[2];
+  const std::string_view lock = cmd.argv[0], owner = cmd.argv[1], ttl = cmd.argv[2];
   LOCKLAB_CALL(exists, Script::kReentrantAcquire, "EXISTS", lock);
   bool ours = exists.integer == 0;
   if (!ours) {
@@ -250,7 +250,7 @@ Reply ReentrantAcquire(Store& store, int64_t now_ms, const Command& cmd, std::ve
 }
 
 Reply ReentrantRelease(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &lock = cmd.argv[0], &owner = cmd.argv[1], &ttl = cmd.argv[2];
+  const std::string_view lock = cmd.argv[0], owner = cmd.argv[1], ttl = cmd.argv[2];
   LOCKLAB_CALL(has, Script::kReentrantRelease, "HEXISTS", lock, owner);
   if (has.integer == 0) return Reply::Int(-1);
   LOCKLAB_CALL(left, Script::kReentrantRelease, "HINCRBY", lock, owner, "-1");
@@ -263,8 +263,8 @@ Reply ReentrantRelease(Store& store, int64_t now_ms, const Command& cmd, std::ve
 }
 
 Reply RwReadAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &writer = cmd.argv[0], &readers = cmd.argv[1], &id = cmd.argv[2], &now = cmd.argv[3],
-                    &expired = cmd.argv[4], &ttl = cmd.argv[5];
+  const std::string_view writer = cmd.argv[0], readers = cmd.argv[1], id = cmd.argv[2], now = cmd.argv[3],
+                    expired = cmd.argv[4], ttl = cmd.argv[5];
   LOCKLAB_CALL(exists, Script::kRwReadAcquire, "EXISTS", writer);
   if (exists.integer == 1) return Reply::Int(0);
   LOCKLAB_CALL(trim, Script::kRwReadAcquire, "ZREMRANGEBYSCORE", readers, "-inf", expired);
@@ -274,8 +274,8 @@ Reply RwReadAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vecto
 }
 
 Reply RwWriteAcquire(Store& store, int64_t now_ms, const Command& cmd, std::vector<std::string>* touched) {
-  const std::string &writer = cmd.argv[0], &readers = cmd.argv[1], &token = cmd.argv[2], &expired = cmd.argv[3],
-                    &ttl = cmd.argv[4];
+  const std::string_view writer = cmd.argv[0], readers = cmd.argv[1], token = cmd.argv[2], expired = cmd.argv[3],
+                    ttl = cmd.argv[4];
   LOCKLAB_CALL(trim, Script::kRwWriteAcquire, "ZREMRANGEBYSCORE", readers, "-inf", expired);
   LOCKLAB_CALL(card, Script::kRwWriteAcquire, "ZCARD", readers);
   if (card.integer > 0) return Reply::Int(0);

@@ -286,7 +286,7 @@ TEST(SimCosts, PassesLoopKeepsEachPathInOrder) {
     config.seed = seed;
     Simulator sim(config);
     std::vector<std::string> sent, ran;
-    sim.set_command_observer([&](int64_t, int, int, const Command& cmd, const Reply&) { ran.push_back(cmd.argv[1]); });
+    sim.set_command_observer([&](int64_t, int, int, const Command& cmd, const Reply&) { ran.emplace_back(cmd.argv[1]); });
     auto sender = [&](Env& env, int c) -> Task<void> {
       for (int i = 0; i < 30; ++i) {
         const std::string key = std::to_string(c) + ":" + std::to_string(i);

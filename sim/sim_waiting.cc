@@ -18,7 +18,7 @@ void Simulator::Park(uint32_t id, int physical, int64_t deadline_ms) {
     if (std::find(argv.begin() + 1, argv.begin() + static_cast<std::ptrdiff_t>(i), argv[i]) !=
         argv.begin() + static_cast<std::ptrdiff_t>(i))
       continue;  // a key named twice waits once, as in Redis
-    node.waiting[argv[i]].push_back(id);
+    node.waiting[std::string(argv[i])].push_back(id);
   }
   ++node.parked;
   ScheduleBlockTimeout(id);

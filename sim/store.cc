@@ -127,7 +127,7 @@ Entry* Store::Live(std::string_view key, int64_t now_ms) {
   return &it->second;
 }
 
-const Entry* Store::Find(const std::string& key, int64_t now_ms) { return Live(key, now_ms); }
+const Entry* Store::Find(std::string_view key, int64_t now_ms) { return Live(key, now_ms); }
 
 bool Store::Erase(const std::string& key, int64_t now_ms) {
   auto it = map_.find(key);

@@ -134,7 +134,7 @@ class Store {
   }
 
   // Building blocks for scripts (sim/scripts.cc) and replication. All honour expiry at now_ms.
-  const Entry* Find(const std::string& key, int64_t now_ms);
+  const Entry* Find(std::string_view key, int64_t now_ms);
   void Put(const std::string& key, Entry e) {
     const bool ttl = e.expire_at_ms != -1;
     map_[key] = std::move(e);

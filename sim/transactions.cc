@@ -119,7 +119,7 @@ Reply Transactions::Watch(Store& store, int conn, const Command& cmd, int64_t no
   Conn& c = conns_[conn];
   if (c.in_multi) return Reply::Error("ERR WATCH inside MULTI is not allowed");
   for (size_t i = 1; i < cmd.argv.size(); ++i) {
-    const std::string& key = cmd.argv[i];
+    const std::string key(cmd.argv[i]);
     const bool already = std::any_of(c.watched.begin(), c.watched.end(), [&](const Watched& w) { return w.key == key; });
     if (already) continue;
     if (c.watched.size() >= kMaxWatchedKeys)

@@ -296,7 +296,7 @@ class Gen {
     } else if (s.cmd.argv[0] == "PUBLISH") {
       s.keys.clear();  // a channel, not a key
     } else {
-      s.keys = {s.cmd.argv[1]};
+      s.keys = {std::string(s.cmd.argv[1])};
     }
   }
 
@@ -341,11 +341,11 @@ class Gen {
     if (Chance(3)) s->cmd.argv.push_back(Word(Pick(kExpireOptions)));
     bool compares = false;
     for (size_t i = 3; i < s->cmd.argv.size(); ++i) {
-      std::string o = s->cmd.argv[i];
+      std::string o(s->cmd.argv[i]);
       for (char& c : o) c = static_cast<char>(c & ~0x20);
       compares = compares || o == "GT" || o == "LT";
     }
-    const std::string& a = s->cmd.argv[2];
+    const std::string_view a = s->cmd.argv[2];
     int64_t v;
     const auto [end, ec] = std::from_chars(a.data(), a.data() + a.size(), v);
     // An amount Redis refuses fails the command whatever the time, and one beyond 10^12 ms is
@@ -377,7 +377,7 @@ class Gen {
 // Running.
 
 std::vector<std::string> RedisArgv(const Step& s) {
-  if (s.cmd.script == Script::kNone) return s.cmd.argv;
+  if (s.cmd.script == Script::kNone) return s.cmd.argv.ToStrings();
   std::vector<std::string> argv = {s.eval ? "EVAL" : "EVALSHA",
                                    s.eval ? std::string(sim::GetScript(s.cmd.script).lua) : sim::ScriptSha1(s.cmd.script),
                                    std::to_string(s.cmd.num_keys)};

@@ -63,7 +63,7 @@ struct Step {
 };
 
 std::vector<std::string> RedisArgv(const Step& s) {
-  if (s.cmd.script == Script::kNone) return s.cmd.argv;
+  if (s.cmd.script == Script::kNone) return s.cmd.argv.ToStrings();
   std::vector<std::string> argv = {s.eval ? "EVAL" : "EVALSHA",
                                    s.eval ? std::string(sim::GetScript(s.cmd.script).lua) : sim::ScriptSha1(s.cmd.script),
                                    std::to_string(s.cmd.num_keys)};
@@ -359,7 +359,7 @@ TEST_F(DifferentialTypes, WaitWithoutReplicasMatchesRedisServer) {
         continue;
       }
       const auto start = std::chrono::steady_clock::now();
-      std::optional<Reply> redis = RedisRun(conns_[0].get(), cmd.argv, &error);
+      std::optional<Reply> redis = RedisRun(conns_[0].get(), cmd.argv.ToStrings(), &error);
       const auto took_ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
       ASSERT_TRUE(redis) << error;

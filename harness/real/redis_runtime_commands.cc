@@ -110,7 +110,7 @@ void RedisRuntime::Impl::StartCallInner(int client, PendingCall* call) {
     Decide(rec, Reply::Error(sim::kBlockForeverError), /*direct=*/false);
     return;
   }
-  if (wait && block_ms == 0 && std::strtoll(rec->cmd.argv[1].c_str(), nullptr, 10) > 0) {  // likewise
+  if (wait && block_ms == 0 && std::strtoll(std::string(rec->cmd.argv[1]).c_str(), nullptr, 10) > 0) {  // likewise
     Decide(rec, Reply::Error(sim::kWaitForeverError), /*direct=*/false);
     return;
   }
