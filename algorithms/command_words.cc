@@ -48,7 +48,7 @@ CommandWords::CommandWords(const std::vector<std::string>& words) {
 CommandWords& CommandWords::operator=(const CommandWords& o) {
   if (this == &o) return *this;
   bytes_ = 0;
-  Reserve(o.bytes_);
+  EnsureBytes(o.bytes_);
   if (o.bytes_ > 0) std::memcpy(text(), o.text(), o.bytes_);
   bytes_ = o.bytes_;
   count_ = o.count_;
@@ -80,8 +80,7 @@ void CommandWords::Assign(const std::string_view* words, size_t n) {
   bytes_ = 0;
   count_ = 0;
   more_ends_.clear();
-  Reserve(bytes);
-  if (n > kInlineWords) more_ends_.reserve(n - kInlineWords);
+  reserve(n, bytes);
   char* out = text();
   uint32_t end = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -93,13 +92,8 @@ void CommandWords::Assign(const std::string_view* words, size_t n) {
   count_ = n;
 }
 
-void CommandWords::reserve(size_t words, size_t bytes) {
-  Reserve(size_t{bytes_} + bytes);
-  if (count_ + words > kInlineWords) more_ends_.reserve(count_ + words - kInlineWords);
-}
-
 void CommandWords::push_back(std::string_view word) {
-  Reserve(size_t{bytes_} + word.size());
+  EnsureBytes(size_t{bytes_} + word.size());
   CopyWord(text() + bytes_, word.data(), word.size());
   bytes_ += static_cast<uint32_t>(word.size());
   SetEnd(count_, bytes_);

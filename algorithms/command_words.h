@@ -98,7 +98,10 @@ class CommandWords {
   // Replaces the words with the n words at `words`: one allocation at most, each word copied once.
   void Assign(const std::string_view* words, size_t n);
   // Room for `words` more words of `bytes` in all (one allocation for what follows).
-  void reserve(size_t words, size_t bytes);
+  void reserve(size_t words, size_t bytes) {
+    EnsureBytes(size_t{bytes_} + bytes);
+    if (count_ + words > kInlineWords) more_ends_.reserve(count_ + words - kInlineWords);
+  }
   void push_back(std::string_view word);
   void pop_back();  // the last word goes (the command must have one)
   // Appends each word of [first, last) (views or strings).
@@ -117,7 +120,7 @@ class CommandWords {
   uint32_t End(size_t i) const { return i < kInlineWords ? ends_[i] : more_ends_[i - kInlineWords]; }
   const char* text() const { return heap_ ? heap_.get() : inline_; }
   char* text() { return heap_ ? heap_.get() : inline_; }
-  void Reserve(size_t bytes) {  // room for `bytes` in all, the words so far kept
+  void EnsureBytes(size_t bytes) {  // room for `bytes` in all, the words so far kept
     if (bytes > capacity_) Grow(bytes);
   }
   void Grow(size_t bytes);

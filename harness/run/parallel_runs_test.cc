@@ -110,8 +110,8 @@ TEST(Shards, HashesAreStableAndTellSweepsApart) {
   EXPECT_NE(SweepHash({a}), SweepHash({a, a}));
 }
 
-// HashSweep prints each spec once for both hashes: the same as SweepHash and ConfigHash, which
-// print it twice, on one thread or several.
+// HashSweep makes each spec's JSON once for both hashes, on the sweep's threads: the same hashes
+// as SweepHash and ConfigHash, on one thread or several.
 TEST(Shards, HashSweepGivesTheHashesOfSweepHashAndConfigHash) {
   std::vector<RunSpec> specs(5);
   specs[1].seed = 7;
