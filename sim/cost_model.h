@@ -117,6 +117,10 @@ struct ClientCosts {
 // at u interpolated linearly in idle time; below the first row, from 0 at 0 idle; past the last,
 // the last row's. 0 for no rows or idle_us <= 0.
 double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
+// How late a loop that idled idle_us polls when a socket wakes it: WakeLateUs at idle_us less
+// WakeLateUs at the first row's idle time (the wake-up a socket's measured trip already holds),
+// never below 0; 0 for no rows. Each row's quantile is read once.
+double SocketWakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 
 // How a message gets from one process to another and when its receiver handles it (a
 // profile's optional "loop"; without one, the queue model of the profiles made before it).

@@ -1,6 +1,10 @@
 // CostDist: the inverse CDF's interpolation and mean.
 #include "sim/cost_model.h"
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 namespace locklab::sim {
@@ -58,6 +62,35 @@ TEST(CalibWakeLate, InterpolatesBetweenRowsInIdleTime) {
   EXPECT_DOUBLE_EQ(WakeLateUs(rows, 55, 0.5), 30.0);  // halfway: 20 and 40 (row 2 at u = 0.5)
   EXPECT_DOUBLE_EQ(WakeLateUs(rows, 100, 1.0), 60.0);
   EXPECT_DOUBLE_EQ(WakeLateUs(rows, 1e6, 0.0), 20.0);  // past the last row: the last row's
+}
+
+// A socket's wake-up is the lateness less the first row's (its trip holds that much), and must be
+// the very doubles of those two lookups (the simulator's bytes depend on them), however the rows
+// fall: one row, rows below and past every idle time, a first row at 0 idle, rows of unequal
+// steps, a row whose quantiles fall.
+TEST(CalibWakeLate, SocketWakeIsTheLatenessLessTheFirstRowsToTheBit) {
+  const CostDist rising{{{0, 3.1}, {0.3, 17.7}, {0.9, 40.3}, {1, 333.3}}};
+  const CostDist falling{{{0, 90.7}, {0.5, 12.9}, {1, 1.3}}};
+  const std::vector<std::vector<WakeRow>> tables = {
+      {},
+      {{37.3, rising}},
+      {{0, rising}, {250, falling}},
+      {{13.7, rising}, {100, CostDist{{{0, 20}, {1, 60}}}}, {1000.9, falling}, {50000, rising}},
+      {{3, falling}, {3, rising}, {77.7, CostDist::Constant(41.9)}},
+  };
+  const double idles[] = {-5, 0, 0.3, 3, 13.7, 37.3, 55.5, 100, 250, 999.9, 1e5, 1e9};
+  for (const auto& rows : tables) {
+    for (double idle : idles) {
+      for (int k = 0; k <= 64; ++k) {
+        const double u = k / 64.0 - (k == 64 ? 1e-12 : 0.0);
+        const double floor_us = rows.empty() ? 0.0 : WakeLateUs(rows, rows.front().idle_us, u);
+        const double want = std::max(0.0, WakeLateUs(rows, idle, u) - floor_us);
+        const double got = SocketWakeLateUs(rows, idle, u);
+        ASSERT_EQ(std::bit_cast<uint64_t>(got), std::bit_cast<uint64_t>(want))
+            << rows.size() << " rows, idle " << idle << " us, u " << u;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -105,9 +105,7 @@ int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
 }
 
 double Simulator::SocketLateUs(double idle_us, double u) const {
-  const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
-  const double floor_us = rows.empty() ? 0.0 : WakeLateUs(rows, rows.front().idle_us, u);
-  return std::max(0.0, WakeLateUs(rows, idle_us, u) - floor_us);
+  return SocketWakeLateUs(config_.cost.client.wake_after_idle, idle_us, u);
 }
 
 int64_t Simulator::ClientSendNs(int client, bool held) {
