@@ -38,13 +38,6 @@ void CopyWord(char* dst, const char* src, size_t n) {
 
 CommandWords::CommandWords(std::initializer_list<std::string_view> words) { Assign(words.begin(), words.size()); }
 
-CommandWords::CommandWords(const std::vector<std::string>& words) {
-  size_t bytes = 0;
-  for (const std::string& w : words) bytes += w.size();
-  reserve(words.size(), bytes);
-  for (const std::string& w : words) push_back(w);
-}
-
 CommandWords& CommandWords::operator=(const CommandWords& o) {
   if (this == &o) return *this;
   bytes_ = 0;
@@ -74,7 +67,8 @@ void CommandWords::SetEnd(size_t i, uint32_t end) {
   }
 }
 
-void CommandWords::Assign(const std::string_view* words, size_t n) {
+template <typename Word>
+void CommandWords::AssignWords(const Word* words, size_t n) {
   size_t bytes = 0;
   for (size_t i = 0; i < n; ++i) bytes += words[i].size();
   bytes_ = 0;
@@ -91,6 +85,10 @@ void CommandWords::Assign(const std::string_view* words, size_t n) {
   bytes_ = end;
   count_ = n;
 }
+
+void CommandWords::Assign(const std::string_view* words, size_t n) { AssignWords(words, n); }
+
+CommandWords::CommandWords(const std::vector<std::string>& words) { AssignWords(words.data(), words.size()); }
 
 void CommandWords::push_back(std::string_view word) {
   EnsureBytes(size_t{bytes_} + word.size());

@@ -125,6 +125,9 @@ class CommandWords {
   }
   void Grow(size_t bytes);
   void SetEnd(size_t i, uint32_t end);
+  // Assign's work, for views (Assign) and strings (the vector constructor); in the .cc.
+  template <typename Word>
+  void AssignWords(const Word* words, size_t n);
 
   // The words end to end: in inline_ while they fit, else in heap_ (capacity_ bytes).
   char inline_[kInlineBytes] = {};

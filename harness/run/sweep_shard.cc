@@ -29,6 +29,9 @@ uint64_t Fnv1a(const std::string& text, uint64_t h = 0xcbf29ce484222325ULL) {
   return h;
 }
 
+// A sweep's hash starts from the build that ran it (SweepHash and HashSweep).
+uint64_t SweepHashStart() { return Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n"); }
+
 std::string Hex(uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
@@ -66,7 +69,7 @@ std::string ConfigHash(const RunSpec& spec) {
 }
 
 std::string SweepHash(const std::vector<RunSpec>& specs) {
-  uint64_t h = Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n");
+  uint64_t h = SweepHashStart();
   for (const RunSpec& s : specs) h = Fnv1a(ToJson(s).dump() + "\n", h);
   return Hex(h);
 }
@@ -74,7 +77,7 @@ std::string SweepHash(const std::vector<RunSpec>& specs) {
 SweepHashes HashSweep(const std::vector<RunSpec>& specs, int jobs) {
   SweepHashes out;
   out.configs.reserve(specs.size());
-  uint64_t h = Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n");
+  uint64_t h = SweepHashStart();
   // Per spec (on the threads): what SweepHash hashes, and ConfigHash's hash; in order here.
   using Texts = std::pair<std::string, std::string>;
   RunInOrder<Texts>(
