@@ -45,7 +45,7 @@ CommandWords& CommandWords::operator=(const CommandWords& o) {
   if (o.bytes_ > 0) std::memcpy(text(), o.text(), o.bytes_);
   bytes_ = o.bytes_;
   count_ = o.count_;
-  ends_ = o.ends_;
+  std::memcpy(ends_.data(), o.ends_.data(), sizeof ends_);
   more_ends_ = o.more_ends_;
   return *this;
 }

@@ -66,9 +66,9 @@ class CommandWords {
         capacity_(std::exchange(o.capacity_, kInlineBytes)),
         bytes_(std::exchange(o.bytes_, 0)),
         count_(std::exchange(o.count_, 0)),
-        ends_(o.ends_),
         more_ends_(std::move(o.more_ends_)) {
     if (!heap_) std::memcpy(inline_, o.inline_, kInlineBytes);  // a fixed size: inlined, not a call
+    std::memcpy(ends_.data(), o.ends_.data(), sizeof ends_);     // bytes: unset ones copied as they are
   }
   CommandWords& operator=(const CommandWords& o);
   CommandWords& operator=(CommandWords&& o) noexcept {  // o is left empty
@@ -78,7 +78,7 @@ class CommandWords {
     capacity_ = std::exchange(o.capacity_, kInlineBytes);
     bytes_ = std::exchange(o.bytes_, 0);
     count_ = std::exchange(o.count_, 0);
-    ends_ = o.ends_;
+    std::memcpy(ends_.data(), o.ends_.data(), sizeof ends_);
     more_ends_ = std::move(o.more_ends_);
     o.more_ends_.clear();
     return *this;
@@ -129,14 +129,17 @@ class CommandWords {
   template <typename Word>
   void AssignWords(const Word* words, size_t n);
 
-  // The words end to end: in inline_ while they fit, else in heap_ (capacity_ bytes).
-  char inline_[kInlineBytes] = {};
+  // The words end to end: in inline_ while they fit, else in heap_ (capacity_ bytes). inline_ and
+  // ends_ are not zeroed (a command is made per simulated command, and zeroing them was the one
+  // store loop of its making): only their first bytes_ and count_ are ever read, and they are
+  // copied as bytes (memcpy), set or not.
+  char inline_[kInlineBytes];
   std::unique_ptr<char[]> heap_;
   uint32_t capacity_ = kInlineBytes;
   uint32_t bytes_ = 0;
   size_t count_ = 0;
-  std::array<uint32_t, kInlineWords> ends_{};  // where word i ends (it begins where i-1 ends)
-  std::vector<uint32_t> more_ends_;            // ... for words past the first kInlineWords
+  std::array<uint32_t, kInlineWords> ends_;  // where word i ends (it begins where i-1 ends)
+  std::vector<uint32_t> more_ends_;          // ... for words past the first kInlineWords
 };
 
 }  // namespace locklab
