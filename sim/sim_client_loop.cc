@@ -68,10 +68,9 @@ void Simulator::StepClientPass(size_t cpu) {
   const int64_t now_ns = now_us_ * 1000;
   while (loop.next < loop.pass.size()) {
     const auto& [ev, c] = loop.pass[loop.next++];
-    const Process& p = *clients_[static_cast<size_t>(c.client)];
     int64_t ready_us = now_us_;
     uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once
-    if (!p.crashed && now_us_ >= p.paused_until_us) {
+    if (ClientRuns(c.client)) {
       int64_t& busy_ns = cpu_busy_ns_[cpu];
       const int64_t start_ns = WorkStartNs(cpu, now_ns);
       if (on_loop_) LogLoopStep(ev, c, start_ns);

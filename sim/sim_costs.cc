@@ -173,8 +173,7 @@ bool Simulator::ClientEventCost(const Event& ev, ClientCharge* out) {
 bool Simulator::ChargeClient(const Event& ev) {
   ClientCharge c;
   if (!ClientEventCost(ev, &c)) return false;
-  const Process& p = *clients_[static_cast<size_t>(c.client)];
-  if (p.crashed || now_us_ < p.paused_until_us) return false;  // the handler drops or defers it
+  if (!ClientRuns(c.client)) return false;  // the handler drops or defers it
   if (client_passes()) {
     JoinClientPass(ev, c);
     return true;

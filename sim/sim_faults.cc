@@ -44,6 +44,7 @@ void Simulator::PauseClient(const FaultAction& f) {
   if (until <= p.paused_until_us) return;  // already paused for longer
   const bool was_paused = now_us_ < p.paused_until_us;
   p.paused_until_us = until;
+  pauses_end_us_ = std::max(pauses_end_us_, until);
   if (!was_paused) Report(FaultStartRecord(f));
   FaultAction end;
   end.target = f.target;
@@ -59,6 +60,7 @@ void Simulator::CrashClient(const FaultAction& f) {
   Process& p = *clients_[static_cast<size_t>(f.target)];
   if (p.crashed) return;
   p.crashed = true;
+  ++crashed_clients_;
   if (!p.main_done && p.main.valid()) --mains_left_;
   for (auto& node : nodes_) node->tx.Close(f.target);  // its connections close: MULTI and WATCHes go
   Report(FaultStartRecord(f));

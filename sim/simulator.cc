@@ -68,6 +68,7 @@ void Simulator::SetClientClock(int client, int64_t offset_us, double drift_ppm) 
   auto& c = clients_[static_cast<size_t>(client)]->clock;
   c.offset_us = offset_us;
   c.drift_ppm = drift_ppm;
+  if (drift_ppm != 0) clients_drift_ = true;
 }
 
 void Simulator::SetNodeClock(int node, int64_t offset_us, double drift_ppm) {
@@ -280,8 +281,10 @@ void Simulator::SendRequest(uint32_t id, int64_t leave_ns, int64_t injected_us, 
 }
 
 void Simulator::StartSleep(int client, int64_t us, std::coroutine_handle<> h) {
-  const Clock& c = clients_[static_cast<size_t>(client)]->clock;
-  int64_t wake = us <= 0 ? now_us_ : c.TrueAfterUs(now_us_, us);
+  int64_t wake = now_us_;
+  if (us > 0) {  // with no drift the monotonic clock is true time (Clock::TrueAfterUs)
+    wake = clients_drift_ ? clients_[static_cast<size_t>(client)]->clock.TrueAfterUs(now_us_, us) : now_us_ + us;
+  }
   Push(std::max(wake, now_us_), kWake, client, reinterpret_cast<uint64_t>(h.address()));
 }
 
@@ -293,13 +296,10 @@ void Simulator::Spawn(int client, Task<void> task) {
 }
 
 bool Simulator::ClientGate(int client, uint8_t kind, int32_t a, uint64_t b) {
-  Process& p = *clients_[static_cast<size_t>(client)];
-  if (p.crashed) return false;
-  if (now_us_ < p.paused_until_us) {
-    Push(p.paused_until_us, kind, a, b);
-    return false;
-  }
-  return true;
+  if (ClientRuns(client)) return true;
+  const Process& p = *clients_[static_cast<size_t>(client)];
+  if (!p.crashed) Push(p.paused_until_us, kind, a, b);  // paused: deferred to its end
+  return false;
 }
 
 void Simulator::OnNodeReceive(uint32_t id) {
@@ -429,7 +429,7 @@ void Simulator::ReplyFromNode(uint32_t id, Reply&& reply, int64_t depart) {
 
 void Simulator::OnDeliver(uint32_t id) {
   InFlight& f = inflight_[id];
-  const bool crashed = clients_[static_cast<size_t>(f.client)]->crashed;
+  const bool crashed = crashed_clients_ > 0 && clients_[static_cast<size_t>(f.client)]->crashed;
   if (!crashed && !ClientGate(f.client, kDeliver, static_cast<int32_t>(id), 0)) return;  // paused
   f.deliver_pending = false;
   PendingCall* call = f.call;

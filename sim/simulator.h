@@ -389,6 +389,7 @@ class Simulator {
   void RunStalls();
   NodeState& NodeAt(int endpoint);
   bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
+  bool ClientRuns(int client) const;  // neither crashed nor paused now
   void CountCommand(int client, const Command& cmd);
   void FireTriggers(int client, const std::string& name);
   uint32_t AllocInFlight();
@@ -473,6 +474,12 @@ class Simulator {
   std::array<int64_t, static_cast<size_t>(Script::kCount)> cmd_by_script_{};
   int64_t cmd_total_ = 0;
   int mains_left_ = 0;
+  // What holds for every client at once, so that the common case reads no client's record (a
+  // cache miss per event with a thousand clients): how many have crashed, when the last pause
+  // of any client ends, whether any client's clock drifts.
+  int crashed_clients_ = 0;
+  int64_t pauses_end_us_ = 0;
+  bool clients_drift_ = false;
   uint32_t repl_generation_ = 0;
   int64_t repl_sent_ = 0;         // the master's replication offset: items sent to the replica
   int64_t repl_applied_ = 0;      // the replica's: the last item it applied

@@ -178,7 +178,9 @@ class Simulator::ClientEnv : public Env {
   void StartSleep(int64_t us, std::coroutine_handle<> h) override { sim_->StartSleep(id_, us, h); }
   int node_count() const override { return sim_->config_.nodes; }
   int client_id() const override { return id_; }
-  int64_t MonotonicUs() override { return proc().clock.MonotonicUs(sim_->now_us_); }
+  int64_t MonotonicUs() override {  // with no drift the clock reads true time (Clock::MonotonicUs)
+    return sim_->clients_drift_ ? proc().clock.MonotonicUs(sim_->now_us_) : sim_->now_us_;
+  }
   int64_t WallUs() override { return proc().clock.WallUs(sim_->now_us_); }
   uint64_t Random() override { return proc().rng.Next(); }
   void Spawn(Task<void> task) override { sim_->Spawn(id_, std::move(task)); }
@@ -198,6 +200,12 @@ inline double Simulator::DrawUs(const CostDist& d) {
   if (d.points.empty()) return 0.0;
   if (d.points.front().second == d.points.back().second) return d.points.front().second;  // a constant: no draw
   return d.AtUs(cost_rng_.Unit());
+}
+
+inline bool Simulator::ClientRuns(int client) const {
+  if (crashed_clients_ == 0 && now_us_ >= pauses_end_us_) return true;
+  const Process& p = *clients_[static_cast<size_t>(client)];
+  return !p.crashed && now_us_ >= p.paused_until_us;
 }
 
 inline int64_t Simulator::WorkStartNs(size_t cpu, int64_t now_ns) const {
