@@ -54,7 +54,9 @@ Env& Simulator::env(int client) { return *clients_[static_cast<size_t>(client)]-
 
 Store& Simulator::store(int endpoint) { return nodes_[static_cast<size_t>(endpoint_[static_cast<size_t>(endpoint)])]->store; }
 
-bool Simulator::client_crashed(int client) const { return clients_[static_cast<size_t>(client)]->crashed; }
+bool Simulator::client_crashed(int client) const {
+  return crashed_clients_ > 0 && clients_[static_cast<size_t>(client)]->crashed;
+}
 
 size_t Simulator::parked(int endpoint) const {
   return nodes_[static_cast<size_t>(endpoint_[static_cast<size_t>(endpoint)])]->parked;
@@ -281,10 +283,7 @@ void Simulator::SendRequest(uint32_t id, int64_t leave_ns, int64_t injected_us, 
 }
 
 void Simulator::StartSleep(int client, int64_t us, std::coroutine_handle<> h) {
-  int64_t wake = now_us_;
-  if (us > 0) {  // with no drift the monotonic clock is true time (Clock::TrueAfterUs)
-    wake = clients_drift_ ? clients_[static_cast<size_t>(client)]->clock.TrueAfterUs(now_us_, us) : now_us_ + us;
-  }
+  const int64_t wake = us <= 0 ? now_us_ : MonotonicClockOf(client).TrueAfterUs(now_us_, us);
   Push(std::max(wake, now_us_), kWake, client, reinterpret_cast<uint64_t>(h.address()));
 }
 
@@ -429,7 +428,7 @@ void Simulator::ReplyFromNode(uint32_t id, Reply&& reply, int64_t depart) {
 
 void Simulator::OnDeliver(uint32_t id) {
   InFlight& f = inflight_[id];
-  const bool crashed = crashed_clients_ > 0 && clients_[static_cast<size_t>(f.client)]->crashed;
+  const bool crashed = client_crashed(f.client);
   if (!crashed && !ClientGate(f.client, kDeliver, static_cast<int32_t>(id), 0)) return;  // paused
   f.deliver_pending = false;
   PendingCall* call = f.call;

@@ -390,6 +390,7 @@ class Simulator {
   NodeState& NodeAt(int endpoint);
   bool ClientGate(int client, uint8_t kind, int32_t a, uint64_t b);  // false: deferred/dropped
   bool ClientRuns(int client) const;  // neither crashed nor paused now
+  const Clock& MonotonicClockOf(int client) const;  // for MonotonicUs and TrueAfterUs only
   void CountCommand(int client, const Command& cmd);
   void FireTriggers(int client, const std::string& name);
   uint32_t AllocInFlight();

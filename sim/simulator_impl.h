@@ -178,9 +178,7 @@ class Simulator::ClientEnv : public Env {
   void StartSleep(int64_t us, std::coroutine_handle<> h) override { sim_->StartSleep(id_, us, h); }
   int node_count() const override { return sim_->config_.nodes; }
   int client_id() const override { return id_; }
-  int64_t MonotonicUs() override {  // with no drift the clock reads true time (Clock::MonotonicUs)
-    return sim_->clients_drift_ ? proc().clock.MonotonicUs(sim_->now_us_) : sim_->now_us_;
-  }
+  int64_t MonotonicUs() override { return sim_->MonotonicClockOf(id_).MonotonicUs(sim_->now_us_); }
   int64_t WallUs() override { return proc().clock.WallUs(sim_->now_us_); }
   uint64_t Random() override { return proc().rng.Next(); }
   void Spawn(Task<void> task) override { sim_->Spawn(id_, std::move(task)); }
@@ -200,6 +198,13 @@ inline double Simulator::DrawUs(const CostDist& d) {
   if (d.points.empty()) return 0.0;
   if (d.points.front().second == d.points.back().second) return d.points.front().second;  // a constant: no draw
   return d.AtUs(cost_rng_.Unit());
+}
+
+// A client's monotonic time depends on its clock's drift alone: while no client's drifts, any
+// drift-free clock reads it, and the client's record is not touched.
+inline constexpr Clock kDriftFreeClock{};
+inline const Clock& Simulator::MonotonicClockOf(int client) const {
+  return clients_drift_ ? clients_[static_cast<size_t>(client)]->clock : kDriftFreeClock;
 }
 
 inline bool Simulator::ClientRuns(int client) const {
