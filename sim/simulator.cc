@@ -118,9 +118,23 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
   if (Status s = ValidateFault(pause, world); !s.ok()) return s;  // only at_us differs between them
   faults_.push_back(Fault{std::move(pause), kApply});  // its handler reads no at_us
   const auto id = static_cast<int32_t>(faults_.size() - 1);
-  planned_.reserve(planned_.size() + at_us.size());
-  for (int64_t t : at_us) planned_.push_back(Event{t, seq_++, kFault, 0, id, 0});
+  pause_streams_.push_back(PauseStream{at_us, seq_, id, 0});
+  seq_ += at_us.size();  // the keys a pause would have had, planned one by one
+  const PauseStream& s = pause_streams_.back();
+  planned_.push_back(Event{s.at_us[0], s.seq0, kFault, 0, id, pause_streams_.size()});
   return Status::Ok();
+}
+
+// Out of line: Next, inlined in Run, stays small for the common case of no planned faults.
+[[gnu::noinline]] void Simulator::TakePlanned() {
+  const uint64_t stream = planned_.front().b;
+  std::pop_heap(planned_.begin(), planned_.end(), EarliestFirst);
+  planned_.pop_back();
+  if (stream == 0) return;
+  PauseStream& s = pause_streams_[stream - 1];
+  if (++s.next >= s.at_us.size()) return;
+  planned_.push_back(Event{s.at_us[s.next], s.seq0 + s.next, kFault, 0, s.fault, stream});
+  std::push_heap(planned_.begin(), planned_.end(), EarliestFirst);
 }
 
 // Inline in Run, its one caller: as a call, its register saves and the copy out through *ev
@@ -153,8 +167,7 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
     case kWheel: queue_.pop(); break;
     case kCharged: charged_queue_.pop_front(); break;
     case kPlanned:
-      std::pop_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
-      planned_.pop_back();
+      TakePlanned();
       break;
     case kNone: break;
   }
@@ -464,7 +477,7 @@ Status Simulator::Run() {
   }
   running_ = true;
   // A heap, earliest first (most planned faults are never reached: no full sort).
-  std::make_heap(planned_.begin(), planned_.end(), [](const Event& x, const Event& y) { return y < x; });
+  std::make_heap(planned_.begin(), planned_.end(), EarliestFirst);
   while (mains_left_ > 0) {
     Event ev;
     if (!Next(&ev)) {

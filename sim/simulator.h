@@ -255,6 +255,8 @@ class Simulator {
   // The next event in (time, sequence) order, from the current instant's queue, the wheel, the
   // charged FIFO or the faults planned before the run (planned_); false when there is none.
   bool Next(Event* ev);
+  // Pops planned_'s earliest; when it was a stream's pause, puts the stream's next one there.
+  void TakePlanned();
   // Costs (sim_costs.cc).
   void InitCosts();
   double DrawUs(const CostDist& d);
@@ -451,6 +453,18 @@ class Simulator {
   // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
   // limit) is mostly never reached: a run that ends early does not pay for sifting them.
   std::vector<Event> planned_;
+  static bool EarliestFirst(const Event& x, const Event& y) { return y < x; }  // planned_'s heap order
+  // A client's GC pauses (PlanPauses): only the next one waits in planned_, with the key it was
+  // given when planned (seq0 + its index); taking it puts the stream's following one there
+  // (TakePlanned). Times and keys rise within a stream, so the heap's smallest key is the
+  // one a heap of every pause would give. An event from a stream has b = 1 + its stream.
+  struct PauseStream {
+    std::vector<int64_t> at_us;
+    uint64_t seq0 = 0;
+    int32_t fault = 0;
+    size_t next = 0;  // at_us[next] is in planned_ (or the stream is done)
+  };
+  std::vector<PauseStream> pause_streams_;
   bool running_ = false;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
