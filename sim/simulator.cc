@@ -13,8 +13,7 @@ Simulator::Simulator(SimConfig config)
   InitCosts();
   for (int c = 0; c < config_.clients; ++c) {
     auto p = std::make_unique<Process>();
-    p->rng = Rng(config_.seed ^ (0x5851f42d4c957f2dULL * static_cast<uint64_t>(c + 1)));
-    p->env = std::make_unique<ClientEnv>(this, c);
+    p->env = std::make_unique<ClientEnv>(this, c, config_.seed ^ (0x5851f42d4c957f2dULL * static_cast<uint64_t>(c + 1)));
     clients_.push_back(std::move(p));
   }
   int physical = config_.nodes + (config_.with_replica ? 1 : 0);
