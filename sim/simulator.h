@@ -451,7 +451,8 @@ class Simulator {
   // Timed faults planned before Run(), with the keys the heap would have given them (a heap of
   // their own, earliest first, once the run starts). Next() merges them with the heap, so the order is that of one
   // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
-  // limit) is mostly never reached: a run that ends early does not pay for sifting them.
+  // limit) is mostly never reached: a run that ends early does not pay for sifting them, and of a
+  // client's pauses only the next one is here (pause_streams_).
   std::vector<Event> planned_;
   static bool EarliestFirst(const Event& x, const Event& y) { return y < x; }  // planned_'s heap order
   // A client's GC pauses (PlanPauses): only the next one waits in planned_, with the key it was

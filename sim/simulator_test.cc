@@ -82,6 +82,32 @@ TEST(Simulator, PausedClientGetsItsReplyAfterThePause) {
   EXPECT_EQ(seen.at_us[0], 10'050);
 }
 
+// Each client's pauses planned in a batch (PlanPauses, one stream per client) and a fault planned
+// on its own come in time order across all of them, every pause of a stream, including those
+// that share a time with another client's.
+TEST(Simulator, PlannedPausesOfSeveralClientsComeInTimeOrder) {
+  Simulator sim(Config(2));
+  const FaultAction pause = Fault(FaultAction::Kind::kPauseClient, 0, 0, 0, 1'000, 0);
+  FaultAction other = pause;
+  other.target = 1;
+  ASSERT_TRUE(sim.PlanPauses(pause, {2'000, 10'000, 30'000}).ok());
+  ASSERT_TRUE(sim.PlanPauses(other, {5'000, 10'000, 20'000, 40'000}).ok());
+  Plan(sim, Fault(FaultAction::Kind::kClientClockJump, 15'000, 0, 0, 0, 0));
+  std::vector<std::tuple<int64_t, int, Ev>> seen;
+  sim.set_fault_observer([&](int64_t t, const FaultRecord& r) {
+    if (r.type != Ev::kPauseEnd) seen.emplace_back(t, r.client, r.type);
+  });
+  auto idle = [](Env& env) -> Task<void> { co_await env.SleepMs(50); };
+  sim.StartClient(0, idle(sim.env(0)));
+  sim.StartClient(1, idle(sim.env(1)));
+  ASSERT_TRUE(RunOk(sim));
+  const std::vector<std::tuple<int64_t, int, Ev>> want = {
+      {2'000, 0, Ev::kPauseStart},  {5'000, 1, Ev::kPauseStart},  {10'000, 0, Ev::kPauseStart},
+      {10'000, 1, Ev::kPauseStart}, {15'000, 0, Ev::kFault},       {20'000, 1, Ev::kPauseStart},
+      {30'000, 0, Ev::kPauseStart}, {40'000, 1, Ev::kPauseStart}};
+  EXPECT_EQ(seen, want);
+}
+
 TEST(Simulator, PauseFreezesBackgroundTasksToo) {
   Simulator sim(Config());
   Plan(sim, Fault(FaultAction::Kind::kPauseClient, 1'500, 0, 0, 10'000, 0));
