@@ -104,7 +104,7 @@ Status Simulator::PlanFault(const FaultAction& f) {
   }
   // Before the run: kept aside in planned_ (see Next), with the key the heap would give it.
   faults_.push_back(Fault{f, kApply});
-  planned_.push_back(Event{std::max<int64_t>(f.at_us, 0), seq_++, kFault, 0, static_cast<int32_t>(faults_.size() - 1), 0});
+  PlanTimes(static_cast<int32_t>(faults_.size() - 1), {std::max<int64_t>(f.at_us, 0)});
   return Status::Ok();
 }
 
@@ -116,23 +116,25 @@ Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_u
   const FaultWorld world{config_.clients, config_.nodes, config_.with_replica};
   if (Status s = ValidateFault(pause, world); !s.ok()) return s;  // only at_us differs between them
   faults_.push_back(Fault{std::move(pause), kApply});  // its handler reads no at_us
-  const auto id = static_cast<int32_t>(faults_.size() - 1);
-  pause_streams_.push_back(PauseStream{at_us, seq_, id, 0});
-  seq_ += at_us.size();  // the keys a pause would have had, planned one by one
-  const PauseStream& s = pause_streams_.back();
-  planned_.push_back(Event{s.at_us[0], s.seq0, kFault, 0, id, pause_streams_.size()});
+  PlanTimes(static_cast<int32_t>(faults_.size() - 1), at_us);
   return Status::Ok();
+}
+
+void Simulator::PlanTimes(int32_t fault, std::vector<int64_t> at_us) {
+  planned_times_.push_back(PlannedTimes{std::move(at_us), seq_, fault, 0});
+  const PlannedTimes& p = planned_times_.back();
+  seq_ += p.at_us.size();  // the keys its times would have had, planned one by one
+  planned_.push_back(Event{p.at_us[0], p.seq0, kFault, 0, fault, planned_times_.size() - 1});
 }
 
 // Out of line: Next, inlined in Run, stays small for the common case of no planned faults.
 [[gnu::noinline]] void Simulator::TakePlanned() {
-  const uint64_t stream = planned_.front().b;
+  const uint64_t index = planned_.front().b;
   std::pop_heap(planned_.begin(), planned_.end(), EarliestFirst);
   planned_.pop_back();
-  if (stream == 0) return;
-  PauseStream& s = pause_streams_[stream - 1];
-  if (++s.next >= s.at_us.size()) return;
-  planned_.push_back(Event{s.at_us[s.next], s.seq0 + s.next, kFault, 0, s.fault, stream});
+  PlannedTimes& p = planned_times_[index];
+  if (++p.next >= p.at_us.size()) return;
+  planned_.push_back(Event{p.at_us[p.next], p.seq0 + p.next, kFault, 0, p.fault, index});
   std::push_heap(planned_.begin(), planned_.end(), EarliestFirst);
 }
 

@@ -255,7 +255,9 @@ class Simulator {
   // The next event in (time, sequence) order, from the current instant's queue, the wheel, the
   // charged FIFO or the faults planned before the run (planned_); false when there is none.
   bool Next(Event* ev);
-  // Pops planned_'s earliest; when it was a stream's pause, puts the stream's next one there.
+  // A fault planned before the run at these times (rising, at least one): its first in planned_.
+  void PlanTimes(int32_t fault, std::vector<int64_t> at_us);
+  // Pops planned_'s earliest and puts the next time of the same fault there, if it has one.
   void TakePlanned();
   // Costs (sim_costs.cc).
   void InitCosts();
@@ -452,20 +454,20 @@ class Simulator {
   // their own, earliest first, once the run starts). Next() merges them with the heap, so the order is that of one
   // queue; they stay out of the heap because a fault plan (GC pauses drawn up to the run's time
   // limit) is mostly never reached: a run that ends early does not pay for sifting them, and of a
-  // client's pauses only the next one is here (pause_streams_).
+  // fault planned at several times (a client's pauses) only the next one is here.
   std::vector<Event> planned_;
   static bool EarliestFirst(const Event& x, const Event& y) { return y < x; }  // planned_'s heap order
-  // A client's GC pauses (PlanPauses): only the next one waits in planned_, with the key it was
-  // given when planned (seq0 + its index); taking it puts the stream's following one there
-  // (TakePlanned). Times and keys rise within a stream, so the heap's smallest key is the
-  // one a heap of every pause would give. An event from a stream has b = 1 + its stream.
-  struct PauseStream {
+  // A fault planned before the run (PlanFault: one time; PlanPauses: a client's GC pauses): only
+  // its next time waits in planned_, with the key it was given when planned (seq0 + its index);
+  // taking it puts the following one there (TakePlanned). Times and keys rise within one, so the
+  // heap's smallest key is the one a heap of every time would give. Its event's b is its index.
+  struct PlannedTimes {
     std::vector<int64_t> at_us;
     uint64_t seq0 = 0;
     int32_t fault = 0;
-    size_t next = 0;  // at_us[next] is in planned_ (or the stream is done)
+    size_t next = 0;  // at_us[next] is in planned_ (or all have been taken)
   };
-  std::vector<PauseStream> pause_streams_;
+  std::vector<PlannedTimes> planned_times_;
   bool running_ = false;
   std::vector<std::unique_ptr<Process>> clients_;
   std::vector<std::unique_ptr<NodeState>> nodes_;  // physical nodes; replica last
