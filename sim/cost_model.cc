@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/wake_rows.h"
+
 namespace locklab::sim {
 
 double CostDist::MeanUs() const {
@@ -19,35 +21,12 @@ double CostDist::MeanUs() const {
   return area;
 }
 
-namespace {
-
-// WakeLateUs with the row quantiles read through at(i) (rows[i].late_us.AtUs(u)), so that a
-// caller can read one row once for two lookups; the same arithmetic, so the same doubles.
-template <typename At>
-double WakeLateAt(const std::vector<WakeRow>& rows, double idle_us, const At& at) {
-  if (rows.empty() || idle_us <= 0) return 0.0;
-  if (idle_us >= rows.back().idle_us) return at(rows.size() - 1);
-  size_t i = 0;
-  while (rows[i].idle_us < idle_us) ++i;  // bounded: the last row's idle_us exceeds idle_us
-  const double x0 = i == 0 ? 0.0 : rows[i - 1].idle_us;
-  const double y0 = i == 0 ? 0.0 : at(i - 1);
-  const double y1 = at(i);
-  if (rows[i].idle_us <= x0) return y1;
-  return y0 + (y1 - y0) * (idle_us - x0) / (rows[i].idle_us - x0);
-}
-
-}  // namespace
-
 double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
   return WakeLateAt(rows, idle_us, [&](size_t i) { return rows[i].late_us.AtUs(u); });
 }
 
 double SocketWakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
-  if (rows.empty()) return 0.0;
-  const double first = rows.front().late_us.AtUs(u);  // the floor's row, often the lateness's too
-  const auto at = [&](size_t i) { return i == 0 ? first : rows[i].late_us.AtUs(u); };
-  const double floor_us = WakeLateAt(rows, rows.front().idle_us, at);
-  return std::max(0.0, WakeLateAt(rows, idle_us, at) - floor_us);
+  return SocketWakeLateAt(rows, idle_us, [&](size_t i) { return rows[i].late_us.AtUs(u); });
 }
 
 CostModel LegacyCostModel() {

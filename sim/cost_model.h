@@ -27,23 +27,43 @@ struct CostDist {
   static CostDist Constant(double us) { return CostDist{{{0.0, us}, {1.0, us}}}; }
 };
 
-double CostDist::AtUs(double u) const {
-  if (points.empty()) return 0.0;
+// Where quantile u falls among n >= 1 rising p values p(0..n-1), as AtUs reads it: on one point
+// (`on`: the value is point i's) or inside the segment (i - 1, i], du = u - p(i - 1) into its width
+// dp = p(i) - p(i - 1). Points that share their p values share their place, so a caller reading
+// many such distributions at one u finds it once (WakeRows).
+struct QuantilePlace {
+  size_t i = 0;
+  bool on = true;
+  double du = 0, dp = 0;
+  // The value there of points whose values are v(0..n-1): linear inside a segment.
+  template <typename V>
+  double Value(const V& v) const {
+    if (on) return v(i);
+    const double v0 = v(i - 1);
+    return v0 + (v(i) - v0) * du / dp;
+  }
+};
+
+template <typename P>
+QuantilePlace PlaceQuantile(size_t n, const P& p, double u) {
   u = std::clamp(u, 0.0, 1.0);
-  if (u <= points.front().first) return points.front().second;
-  if (u >= points.back().first) return points.back().second;
+  if (u <= p(0)) return {};
+  if (u >= p(n - 1)) return {n - 1};
   // The first point at or past u (what std::lower_bound finds); the segment (i - 1, i] holds u.
   // Found from a guess that is right at once when the points are evenly spaced in p (as measured
   // profiles are), then moved to that point: the same index for any rising points, and no
   // binary search on the simulator's hottest path.
-  const size_t n = points.size();
   size_t i = std::clamp<size_t>(static_cast<size_t>(u * static_cast<double>(n - 1)) + 1, 1, n - 1);
-  while (i < n - 1 && points[i].first < u) ++i;
-  while (i > 1 && points[i - 1].first >= u) --i;
-  const auto& [p1, v1] = points[i];
-  const auto& [p0, v0] = points[i - 1];
-  if (p1 <= p0) return v1;
-  return v0 + (v1 - v0) * (u - p0) / (p1 - p0);
+  while (i < n - 1 && p(i) < u) ++i;
+  while (i > 1 && p(i - 1) >= u) --i;
+  if (p(i) <= p(i - 1)) return {i};
+  return {i, false, u - p(i - 1), p(i) - p(i - 1)};
+}
+
+double CostDist::AtUs(double u) const {
+  if (points.empty()) return 0.0;
+  return PlaceQuantile(points.size(), [this](size_t k) { return points[k].first; }, u)
+      .Value([this](size_t k) { return points[k].second; });
 }
 
 // A Redis node: time of its one thread per command, from reading the request to writing the

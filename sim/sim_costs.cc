@@ -35,6 +35,7 @@ void Simulator::InitCosts() {
   send_shift_us_ = config_.cost.client.send_us.MeanUs();
   reply_shift_us_ = config_.cost.client.reply_us.MeanUs();
   const ClientCosts& c = config_.cost.client;
+  wake_rows_ = WakeRows(c.wake_after_idle);
   client_costs_ = !c.send_us.points.empty() || !c.reply_us.points.empty() || !c.timer_us.points.empty() ||
                   !c.hold_us.points.empty() || !c.message_us.points.empty() || !c.wake_after_idle.empty() ||
                   !c.wake_cpu_us.points.empty();
@@ -95,7 +96,7 @@ int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
   if (!rows.empty()) {
     const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
     const double u = cost_rng_.Unit();
-    late_ns = Ns(socket ? SocketLateUs(idle_us, u) : WakeLateUs(rows, idle_us, u));
+    late_ns = Ns(socket ? wake_rows_.SocketLateUs(idle_us, u) : wake_rows_.LateUs(idle_us, u));
   }
   ++client_wakes_;
   const int64_t wake_ns = Ns(DrawUs(config_.cost.client.wake_cpu_us));  // no draw when the profile has none
@@ -105,7 +106,7 @@ int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
 }
 
 double Simulator::SocketLateUs(double idle_us, double u) const {
-  return SocketWakeLateUs(config_.cost.client.wake_after_idle, idle_us, u);
+  return wake_rows_.SocketLateUs(idle_us, u);
 }
 
 int64_t Simulator::ClientSendNs(int client, bool held) {

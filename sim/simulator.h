@@ -134,6 +134,7 @@
 #include "sim/net_model.h"
 #include "sim/rng.h"
 #include "sim/store.h"
+#include "sim/wake_rows.h"
 
 namespace locklab::sim {
 
@@ -407,6 +408,7 @@ class Simulator {
   int64_t events_ = 0;
   Network net_;
   Rng cost_rng_;
+  WakeRows wake_rows_;                // config_.cost.client.wake_after_idle, ready for lookups
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
   int64_t client_cpu_ns_ = 0;         // the CPU charged on them, summed (client_cpu_ns())
   std::vector<int64_t> wake_debt_ns_; // per CPU: wake CPU (client.wake_cpu_us) its next arriving event waits for
