@@ -403,7 +403,8 @@ std::string ReportTextWithRuns(const json& report, const std::vector<std::string
       out += "\n  ]";
     }
   }
-  return out + "\n}\n";
+  out += "\n}\n";
+  return out;
 }
 
 std::string ReportTextWithRuns(const json& report, std::span<const RunResult> runs) {
