@@ -35,11 +35,27 @@ int64_t EffectiveEnd(const std::vector<Event>& ev, const CheckInput& in) {
   return ev.empty() ? in.end_us : std::max(in.end_us, ev.back().t_us);
 }
 
+// What every checker reads first: the history's events in time order and how many client slots
+// they need (ClientSlots). Each checker alone finds them; CheckAll once for all five.
+class Ordered {
+ public:
+  explicit Ordered(const History& h) : ev(InTimeOrder(h, storage_)), slots(ClientSlots(ev)) {}
+  Ordered(const Ordered&) = delete;  // ev may point into storage_
+  Ordered& operator=(const Ordered&) = delete;
+
+ private:
+  std::vector<Event> storage_;  // a sorted copy, when the history is out of time order
+
+ public:
+  const std::vector<Event>& ev;
+  const size_t slots;
+};
+
 // The lock of every client as a small number: 0 is the shared lock "", the named locks follow in
 // name order. Clients outside the history (and non-clients, -1) are on lock 0.
 class LockMap {
  public:
-  LockMap(const std::vector<Event>& ev, const CheckInput& in) : of_slot_(ClientSlots(ev), 0), names_{""} {
+  LockMap(const Ordered& o, const CheckInput& in) : of_slot_(o.slots, 0), names_{""} {
     std::map<std::string, size_t> index;
     for (const auto& [client, name] : in.lock_of_client)
       if (!name.empty()) index.emplace(name, 0);
@@ -51,7 +67,7 @@ class LockMap {
       if (client >= 0 && static_cast<size_t>(client) < of_slot_.size() && !name.empty())
         of_slot_[static_cast<size_t>(client)] = index[name];
     std::vector<bool> used(names_.size(), false);
-    for (const Event& e : ev)
+    for (const Event& e : o.ev)
       if (e.client >= 0) used[of(e.client)] = true;
     used_ = static_cast<int>(std::count(used.begin(), used.end(), true));
   }
@@ -415,12 +431,9 @@ struct LatencySamples {
   }
 };
 
-}  // namespace
-
-SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
-  std::vector<Event> storage;
-  const std::vector<Event>& ev = InTimeOrder(h, storage);
-  const LockMap locks(ev, in);
+SafetyResult MutualExclusion(const History& h, const Ordered& o, const CheckInput& in) {
+  const std::vector<Event>& ev = o.ev;
+  const LockMap locks(o, in);
   std::vector<Hold> holds = CollectHolds(ev, EffectiveEnd(ev, in));
   // Each lock's holds, in the order collected; one sweep per lock.
   std::vector<std::vector<Hold>> by_lock(locks.size());
@@ -433,7 +446,7 @@ SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
   std::vector<std::pair<Episode, size_t>> episodes;  // with their lock
   for (size_t lock = 0; lock < by_lock.size(); ++lock) {
     if (by_lock[lock].empty()) continue;
-    OverlapSweep sweep(by_lock[lock], ClientSlots(ev), in.max_examples, in.holders_allowed);
+    OverlapSweep sweep(by_lock[lock], o.slots, in.max_examples, in.holders_allowed);
     sweep.Run();
     const SafetyResult& s = sweep.result();
     r.violations += s.violations;
@@ -457,12 +470,11 @@ SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
   return r;
 }
 
-ResourceResult CheckResource(const History& h, const CheckInput& in) {
-  std::vector<Event> storage;
-  const std::vector<Event>& ev = InTimeOrder(h, storage);
-  const LockMap locks(ev, in);
+ResourceResult Resource(const Ordered& o, const CheckInput& in) {
+  const std::vector<Event>& ev = o.ev;
+  const LockMap locks(o, in);
   ResourceResult r;
-  std::vector<int64_t> last_enter_us(ClientSlots(ev), kNever);
+  std::vector<int64_t> last_enter_us(o.slots, kNever);
   // The latest enter on the writer's lock by anyone is enough: an enter after the writer's own
   // latest enter cannot be the writer's, so the write is stale exactly when the latest enter is
   // later than its own. An enter with a fencing token below one the lock already gave out does
@@ -470,9 +482,9 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
   // of the newer token is not made stale by it.
   std::vector<int64_t> latest_enter_us(locks.size(), kNever);
   std::vector<int64_t> top_fence(locks.size(), -1);
-  std::vector<int64_t> last_fence(ClientSlots(ev), -1);  // each client's token at its latest enter
+  std::vector<int64_t> last_fence(o.slots, -1);  // each client's token at its latest enter
   std::vector<int64_t> readers_inside(locks.size(), 0);  // rwlock: read holds open now, per lock
-  std::vector<bool> reading(ClientSlots(ev), false);
+  std::vector<bool> reading(o.slots, false);
   int64_t negative_stock_orders = 0;
 
   for (size_t i = 0; i < ev.size();) {
@@ -535,13 +547,12 @@ ResourceResult CheckResource(const History& h, const CheckInput& in) {
   return r;
 }
 
-LivenessResult CheckLiveness(const History& h, const CheckInput& in) {
-  std::vector<Event> storage;
-  const std::vector<Event>& ev = InTimeOrder(h, storage);
-  const LockMap locks(ev, in);
+LivenessResult Liveness(const Ordered& o, const CheckInput& in) {
+  const std::vector<Event>& ev = o.ev;
+  const LockMap locks(o, in);
   LivenessResult r;
   // One tracker per lock. Only the trackers an instant touched can change at its end.
-  std::vector<StuckTracker> stuck(locks.size(), StuckTracker(ClientSlots(ev)));
+  std::vector<StuckTracker> stuck(locks.size(), StuckTracker(o.slots));
   std::vector<bool> touched(locks.size(), false);
   std::vector<size_t> touched_list;
   for (size_t i = 0; i < ev.size(); ++i) {
@@ -569,10 +580,9 @@ LivenessResult CheckLiveness(const History& h, const CheckInput& in) {
   return r;
 }
 
-LatencyResult CheckLatency(const History& h, const CheckInput& in) {
-  std::vector<Event> storage;
-  const std::vector<Event>& ev = InTimeOrder(h, storage);
-  std::vector<ClientTimes> clients(ClientSlots(ev));
+LatencyResult Latency(const Ordered& o) {
+  const std::vector<Event>& ev = o.ev;
+  std::vector<ClientTimes> clients(o.slots);
   LatencySamples s;
   for (const Event& e : ev) {
     if (e.client >= 0) s.Apply(clients[static_cast<size_t>(e.client)], e);
@@ -585,54 +595,11 @@ LatencyResult CheckLatency(const History& h, const CheckInput& in) {
   return r;
 }
 
-uint32_t EventsCheckersRead() {
-  uint32_t mask = 0;
-  for (Ev e : {Ev::kAcquireStart, Ev::kAcquireOk, Ev::kAcquireFail, Ev::kAcquireUnknown, Ev::kEnter, Ev::kExit,
-               Ev::kCrash, Ev::kReleaseStart, Ev::kReleaseOk, Ev::kReleaseFail, Ev::kReleaseUnknown, Ev::kWriteOk,
-               Ev::kWriteRejected, Ev::kReadRejected, Ev::kOrder})
-    mask |= History::EvBit(e);
-  return mask;
-}
-
-CheckResult CheckAll(const History& h, const CheckInput& in) {
-  CheckResult r;
-  r.safety = CheckMutualExclusion(h, in);
-  r.resource = CheckResource(h, in);
-  r.liveness = CheckLiveness(h, in);
-  r.latency = CheckLatency(h, in);
-  r.fairness = CheckFairness(h, in);
-  return r;
-}
-
-LatencySummary Summarize(std::vector<double> samples_ms) {
-  LatencySummary s;
-  if (samples_ms.empty()) return s;
-  std::sort(samples_ms.begin(), samples_ms.end());
-  size_t n = samples_ms.size();
-  // Nearest rank ceil(q*n), in integers so that no rounding of q*n can move it.
-  auto at_percent = [&](size_t percent) {
-    size_t rank = (percent * n + 99) / 100;
-    return samples_ms[std::max<size_t>(rank, 1) - 1];
-  };
-  s.count = static_cast<int64_t>(n);
-  s.p50 = at_percent(50);
-  s.p90 = at_percent(90);
-  s.p99 = at_percent(99);
-  s.max = samples_ms.back();
-  s.mean = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
-  for (int permille : kCdfPermille) {
-    const size_t rank = (static_cast<size_t>(permille) * n + 999) / 1000;
-    s.cdf.push_back(samples_ms[std::max<size_t>(rank, 1) - 1]);
-  }
-  return s;
-}
-
-FairnessResult CheckFairness(const History& h, const CheckInput& in) {
-  std::vector<Event> storage;
-  const std::vector<Event>& ev = InTimeOrder(h, storage);
-  std::vector<int64_t> acquired(ClientSlots(ev), 0);
-  std::vector<int64_t> started_us(ClientSlots(ev), kNever);
-  std::vector<bool> active(ClientSlots(ev), false);
+FairnessResult Fairness(const Ordered& o, const CheckInput& in) {
+  const std::vector<Event>& ev = o.ev;
+  std::vector<int64_t> acquired(o.slots, 0);
+  std::vector<int64_t> started_us(o.slots, kNever);
+  std::vector<bool> active(o.slots, false);
   FairnessResult r;
   for (const Event& e : ev) {
     if (e.client < 0) continue;
@@ -665,5 +632,57 @@ FairnessResult CheckFairness(const History& h, const CheckInput& in) {
   r.jain_index = sum_sq > 0 ? sum * sum / (static_cast<double>(r.clients) * sum_sq) : 0;
   return r;
 }
+
+}  // namespace
+
+SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) { return MutualExclusion(h, Ordered(h), in); }
+ResourceResult CheckResource(const History& h, const CheckInput& in) { return Resource(Ordered(h), in); }
+LivenessResult CheckLiveness(const History& h, const CheckInput& in) { return Liveness(Ordered(h), in); }
+LatencyResult CheckLatency(const History& h, const CheckInput& in) { return Latency(Ordered(h)); }
+FairnessResult CheckFairness(const History& h, const CheckInput& in) { return Fairness(Ordered(h), in); }
+
+uint32_t EventsCheckersRead() {
+  uint32_t mask = 0;
+  for (Ev e : {Ev::kAcquireStart, Ev::kAcquireOk, Ev::kAcquireFail, Ev::kAcquireUnknown, Ev::kEnter, Ev::kExit,
+               Ev::kCrash, Ev::kReleaseStart, Ev::kReleaseOk, Ev::kReleaseFail, Ev::kReleaseUnknown, Ev::kWriteOk,
+               Ev::kWriteRejected, Ev::kReadRejected, Ev::kOrder})
+    mask |= History::EvBit(e);
+  return mask;
+}
+
+CheckResult CheckAll(const History& h, const CheckInput& in) {
+  const Ordered o(h);
+  CheckResult r;
+  r.safety = MutualExclusion(h, o, in);
+  r.resource = Resource(o, in);
+  r.liveness = Liveness(o, in);
+  r.latency = Latency(o);
+  r.fairness = Fairness(o, in);
+  return r;
+}
+
+LatencySummary Summarize(std::vector<double> samples_ms) {
+  LatencySummary s;
+  if (samples_ms.empty()) return s;
+  std::sort(samples_ms.begin(), samples_ms.end());
+  size_t n = samples_ms.size();
+  // Nearest rank ceil(q*n), in integers so that no rounding of q*n can move it.
+  auto at_percent = [&](size_t percent) {
+    size_t rank = (percent * n + 99) / 100;
+    return samples_ms[std::max<size_t>(rank, 1) - 1];
+  };
+  s.count = static_cast<int64_t>(n);
+  s.p50 = at_percent(50);
+  s.p90 = at_percent(90);
+  s.p99 = at_percent(99);
+  s.max = samples_ms.back();
+  s.mean = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
+  for (int permille : kCdfPermille) {
+    const size_t rank = (static_cast<size_t>(permille) * n + 999) / 1000;
+    s.cdf.push_back(samples_ms[std::max<size_t>(rank, 1) - 1]);
+  }
+  return s;
+}
+
 
 }  // namespace locklab
