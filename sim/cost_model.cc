@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/wake_rows.h"
-
 namespace locklab::sim {
 
 double CostDist::MeanUs() const {
@@ -19,14 +17,6 @@ double CostDist::MeanUs() const {
   area += points.front().first * points.front().second;
   area += (1.0 - points.back().first) * points.back().second;
   return area;
-}
-
-double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
-  return WakeLateAt(rows, idle_us, [&](size_t i) { return rows[i].late_us.AtUs(u); });
-}
-
-double SocketWakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
-  return SocketWakeLateAt(rows, idle_us, [&](size_t i) { return rows[i].late_us.AtUs(u); });
 }
 
 CostModel LegacyCostModel() {

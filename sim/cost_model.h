@@ -103,7 +103,8 @@ struct ClientCosts {
                        // or reply, on top of send_us / reply_us. The simulator charges it so that
                        // it predicts the real backend, where the delay faults live in the client.
   // A timer (a sleep, a timeout, a held message) that fires while its process is idle runs
-  // late by a draw from these rows, idle times rising (empty: on time). WakeLateUs reads them.
+  // late by a draw from these rows, idle times rising (empty: on time). WakeLateUs (wake_rows.h)
+  // reads them.
   std::vector<WakeRow> wake_after_idle;
   // The CPU such a wake-up costs the process besides the event's own cost: its loop's pass out
   // of idle (epoll_wait returning, the timer re-armed). Drawn when an event finds the process
@@ -133,14 +134,6 @@ struct ClientCosts {
   CostDist cold_read_us;
 };
 
-// The lateness at quantile u after `idle_us` of idling: between two rows, the two rows' values
-// at u interpolated linearly in idle time; below the first row, from 0 at 0 idle; past the last,
-// the last row's. 0 for no rows or idle_us <= 0.
-double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
-// How late a loop that idled idle_us polls when a socket wakes it: WakeLateUs at idle_us less
-// WakeLateUs at the first row's idle time (the wake-up a socket's measured trip already holds),
-// never below 0; 0 for no rows. Each row's quantile is read once.
-double SocketWakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
 
 // How a message gets from one process to another and when its receiver handles it (a
 // profile's optional "loop"; without one, the queue model of the profiles made before it).

@@ -1,5 +1,6 @@
 // CostDist: the inverse CDF's interpolation and mean.
 #include "sim/cost_model.h"
+#include "sim/wake_rows.h"
 
 #include <algorithm>
 #include <bit>

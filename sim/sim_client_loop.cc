@@ -36,7 +36,7 @@ void Simulator::QueueClientPass(size_t cpu, bool timer) {
 void Simulator::WakeForSocket(size_t cpu, int64_t now_ns) {
   ClientLoop& loop = client_loops_[cpu];
   const double idle_us = static_cast<double>(now_ns - loop.idle_since_ns) / 1000.0;
-  const int64_t wake_ns = now_ns + Ns(SocketLateUs(idle_us, cost_rng_.Unit()));
+  const int64_t wake_ns = now_ns + Ns(wake_rows_.SocketLateUs(idle_us, cost_rng_.Unit()));
   if (wake_ns >= cpu_busy_ns_[cpu]) return;
   cpu_busy_ns_[cpu] = wake_ns;
   loop.timer_wake = false;

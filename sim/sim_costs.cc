@@ -91,9 +91,8 @@ int64_t Simulator::ChargeCpuNs(int client, const CostDist& cost, bool held, bool
 }
 
 int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
-  const std::vector<WakeRow>& rows = config_.cost.client.wake_after_idle;
   int64_t late_ns = 0;
-  if (!rows.empty()) {
+  if (!wake_rows_.empty()) {  // no rows: on time, and no draw
     const double idle_us = static_cast<double>(now_ns - cpu_busy_ns_[cpu]) / 1000.0;
     const double u = cost_rng_.Unit();
     late_ns = Ns(socket ? wake_rows_.SocketLateUs(idle_us, u) : wake_rows_.LateUs(idle_us, u));
@@ -103,10 +102,6 @@ int64_t Simulator::WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket) {
   client_cpu_ns_ += wake_ns;
   wake_debt_ns_[cpu] += wake_ns;
   return late_ns;
-}
-
-double Simulator::SocketLateUs(double idle_us, double u) const {
-  return wake_rows_.SocketLateUs(idle_us, u);
 }
 
 int64_t Simulator::ClientSendNs(int client, bool held) {
@@ -206,7 +201,7 @@ void Simulator::JoinPass(int physical, uint32_t id, Reply&& reply, double cost_u
     int64_t poll_us = CeilUs(node.busy_until_ns);  // busy: it polls again once this pass is written
     if (node.busy_until_ns <= now_ns) {             // asleep: it wakes first
       const double idle_us = static_cast<double>(now_ns - node.busy_until_ns) / 1000.0;
-      poll_us = now_us_ + static_cast<int64_t>(SocketLateUs(idle_us, cost_rng_.Unit()));
+      poll_us = now_us_ + static_cast<int64_t>(wake_rows_.SocketLateUs(idle_us, cost_rng_.Unit()));
     }
     node.pass_open = true;
     Push(poll_us, kNodePass, physical, ++node.pass_gen);

@@ -274,9 +274,6 @@ class Simulator {
   // less the first row's for a `socket`, LoopCosts::socket_wakes); the wake-up's own CPU
   // (wake_cpu_us) is counted and left as its debt.
   int64_t WakeFromIdleNs(size_t cpu, int64_t now_ns, bool socket = false);
-  // How late a loop that idled idle_us polls when a socket wakes it: the wake_after_idle draw at
-  // u less the first row's at u, never below 0 (a node's poll; a client's under socket_wakes).
-  double SocketLateUs(double idle_us, double u) const;
   int64_t StepCostNs(const CostDist& cost, bool held);  // a client step's CPU: cost (+ hold_us when held)
   // When work handed to client CPU `cpu` at now_ns starts: once the CPU is free; in a running
   // pass, a handler's work (and its sends) follows the handler before it at that one's end,
@@ -408,7 +405,7 @@ class Simulator {
   int64_t events_ = 0;
   Network net_;
   Rng cost_rng_;
-  WakeRows wake_rows_;                // config_.cost.client.wake_after_idle, ready for lookups
+  WakeRows wake_rows_;                // config_.cost.client.wake_after_idle, ready for lookups (clients, nodes)
   std::vector<int64_t> cpu_busy_ns_;  // client processes: when each CPU is free (one, or one per client)
   int64_t client_cpu_ns_ = 0;         // the CPU charged on them, summed (client_cpu_ns())
   std::vector<int64_t> wake_debt_ns_; // per CPU: wake CPU (client.wake_cpu_us) its next arriving event waits for

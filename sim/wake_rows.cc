@@ -2,6 +2,14 @@
 
 namespace locklab::sim {
 
+double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
+  return WakeLateAt(rows, idle_us, [&](size_t i) { return rows[i].late_us.AtUs(u); });
+}
+
+double SocketWakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u) {
+  return SocketWakeLateAt(rows, idle_us, [&](size_t i) { return rows[i].late_us.AtUs(u); });
+}
+
 WakeRows::WakeRows(const std::vector<WakeRow>& rows) : rows_(rows) {
   if (rows.empty() || rows.front().late_us.points.empty()) return;
   const auto& first = rows.front().late_us.points;

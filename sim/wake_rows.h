@@ -13,6 +13,15 @@
 
 namespace locklab::sim {
 
+// The lateness at quantile u after `idle_us` of idling: between two rows, the two rows' values
+// at u interpolated linearly in idle time; below the first row, from 0 at 0 idle; past the last,
+// the last row's. 0 for no rows or idle_us <= 0.
+double WakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
+// How late a loop that idled idle_us polls when a socket wakes it: WakeLateUs at idle_us less
+// WakeLateUs at the first row's idle time (the wake-up a socket's measured trip already holds),
+// never below 0; 0 for no rows. Each row's quantile is read once.
+double SocketWakeLateUs(const std::vector<WakeRow>& rows, double idle_us, double u);
+
 // WakeLateUs with row r's lateness at the lookup's quantile read through at(r).
 template <typename At>
 double WakeLateAt(const std::vector<WakeRow>& rows, double idle_us, const At& at) {
@@ -43,6 +52,7 @@ class WakeRows {
   explicit WakeRows(const std::vector<WakeRow>& rows);
   double LateUs(double idle_us, double u) const;        // WakeLateUs(rows, idle_us, u), to the bit
   double SocketLateUs(double idle_us, double u) const;  // SocketWakeLateUs(rows, idle_us, u), to the bit
+  bool empty() const { return rows_.empty(); }          // no rows: every wake-up on time
   bool shared_place() const { return !p_.empty(); }     // the quantile found once per lookup
 
  private:

@@ -37,16 +37,12 @@ int64_t EffectiveEnd(const std::vector<Event>& ev, const CheckInput& in) {
 
 // What every checker reads first: the history's events in time order and how many client slots
 // they need (ClientSlots). Each checker alone finds them; CheckAll once for all five.
-class Ordered {
- public:
-  explicit Ordered(const History& h) : ev(InTimeOrder(h, storage_)), slots(ClientSlots(ev)) {}
-  Ordered(const Ordered&) = delete;  // ev may point into storage_
+struct Ordered {
+  explicit Ordered(const History& h) : ev(InTimeOrder(h, sorted)), slots(ClientSlots(ev)) {}
+  Ordered(const Ordered&) = delete;  // ev may point into sorted
   Ordered& operator=(const Ordered&) = delete;
 
- private:
-  std::vector<Event> storage_;  // a sorted copy, when the history is out of time order
-
- public:
+  std::vector<Event> sorted;  // a sorted copy, when the history is out of time order
   const std::vector<Event>& ev;
   const size_t slots;
 };
