@@ -35,23 +35,11 @@ int64_t EffectiveEnd(const std::vector<Event>& ev, const CheckInput& in) {
   return ev.empty() ? in.end_us : std::max(in.end_us, ev.back().t_us);
 }
 
-// What every checker reads first: the history's events in time order and how many client slots
-// they need (ClientSlots). Each checker alone finds them; CheckAll once for all five.
-struct Ordered {
-  explicit Ordered(const History& h) : ev(InTimeOrder(h, sorted)), slots(ClientSlots(ev)) {}
-  Ordered(const Ordered&) = delete;  // ev may point into sorted
-  Ordered& operator=(const Ordered&) = delete;
-
-  std::vector<Event> sorted;  // a sorted copy, when the history is out of time order
-  const std::vector<Event>& ev;
-  const size_t slots;
-};
-
 // The lock of every client as a small number: 0 is the shared lock "", the named locks follow in
 // name order. Clients outside the history (and non-clients, -1) are on lock 0.
 class LockMap {
  public:
-  LockMap(const Ordered& o, const CheckInput& in) : of_slot_(o.slots, 0), names_{""} {
+  LockMap(const std::vector<Event>& ev, size_t slots, const CheckInput& in) : of_slot_(slots, 0), names_{""} {
     std::map<std::string, size_t> index;
     for (const auto& [client, name] : in.lock_of_client)
       if (!name.empty()) index.emplace(name, 0);
@@ -63,7 +51,7 @@ class LockMap {
       if (client >= 0 && static_cast<size_t>(client) < of_slot_.size() && !name.empty())
         of_slot_[static_cast<size_t>(client)] = index[name];
     std::vector<bool> used(names_.size(), false);
-    for (const Event& e : o.ev)
+    for (const Event& e : ev)
       if (e.client >= 0) used[of(e.client)] = true;
     used_ = static_cast<int>(std::count(used.begin(), used.end(), true));
   }
@@ -77,6 +65,21 @@ class LockMap {
   std::vector<size_t> of_slot_;
   std::vector<std::string> names_;
   int used_ = 0;
+};
+
+// What every checker reads first: the history's events in time order, how many client slots
+// they need (ClientSlots) and the lock of each (LockMap). Each checker alone finds them; CheckAll
+// once for all five.
+struct Ordered {
+  Ordered(const History& h, const CheckInput& in)
+      : ev(InTimeOrder(h, sorted)), slots(ClientSlots(ev)), locks(ev, slots, in) {}
+  Ordered(const Ordered&) = delete;  // ev may point into sorted
+  Ordered& operator=(const Ordered&) = delete;
+
+  std::vector<Event> sorted;  // a sorted copy, when the history is out of time order
+  const std::vector<Event>& ev;
+  const size_t slots;
+  const LockMap locks;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -429,7 +432,7 @@ struct LatencySamples {
 
 SafetyResult MutualExclusion(const History& h, const Ordered& o, const CheckInput& in) {
   const std::vector<Event>& ev = o.ev;
-  const LockMap locks(o, in);
+  const LockMap& locks = o.locks;
   std::vector<Hold> holds = CollectHolds(ev, EffectiveEnd(ev, in));
   // Each lock's holds, in the order collected; one sweep per lock.
   std::vector<std::vector<Hold>> by_lock(locks.size());
@@ -468,7 +471,7 @@ SafetyResult MutualExclusion(const History& h, const Ordered& o, const CheckInpu
 
 ResourceResult Resource(const Ordered& o, const CheckInput& in) {
   const std::vector<Event>& ev = o.ev;
-  const LockMap locks(o, in);
+  const LockMap& locks = o.locks;
   ResourceResult r;
   std::vector<int64_t> last_enter_us(o.slots, kNever);
   // The latest enter on the writer's lock by anyone is enough: an enter after the writer's own
@@ -545,7 +548,7 @@ ResourceResult Resource(const Ordered& o, const CheckInput& in) {
 
 LivenessResult Liveness(const Ordered& o, const CheckInput& in) {
   const std::vector<Event>& ev = o.ev;
-  const LockMap locks(o, in);
+  const LockMap& locks = o.locks;
   LivenessResult r;
   // One tracker per lock. Only the trackers an instant touched can change at its end.
   std::vector<StuckTracker> stuck(locks.size(), StuckTracker(o.slots));
@@ -631,11 +634,11 @@ FairnessResult Fairness(const Ordered& o, const CheckInput& in) {
 
 }  // namespace
 
-SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) { return MutualExclusion(h, Ordered(h), in); }
-ResourceResult CheckResource(const History& h, const CheckInput& in) { return Resource(Ordered(h), in); }
-LivenessResult CheckLiveness(const History& h, const CheckInput& in) { return Liveness(Ordered(h), in); }
-LatencyResult CheckLatency(const History& h, const CheckInput& in) { return Latency(Ordered(h)); }
-FairnessResult CheckFairness(const History& h, const CheckInput& in) { return Fairness(Ordered(h), in); }
+SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) { return MutualExclusion(h, Ordered(h, in), in); }
+ResourceResult CheckResource(const History& h, const CheckInput& in) { return Resource(Ordered(h, in), in); }
+LivenessResult CheckLiveness(const History& h, const CheckInput& in) { return Liveness(Ordered(h, in), in); }
+LatencyResult CheckLatency(const History& h, const CheckInput& in) { return Latency(Ordered(h, in)); }
+FairnessResult CheckFairness(const History& h, const CheckInput& in) { return Fairness(Ordered(h, in), in); }
 
 uint32_t EventsCheckersRead() {
   uint32_t mask = 0;
@@ -647,7 +650,7 @@ uint32_t EventsCheckersRead() {
 }
 
 CheckResult CheckAll(const History& h, const CheckInput& in) {
-  const Ordered o(h);
+  const Ordered o(h, in);
   CheckResult r;
   r.safety = MutualExclusion(h, o, in);
   r.resource = Resource(o, in);
