@@ -32,6 +32,26 @@ uint64_t Fnv1a(const std::string& text, uint64_t h = 0xcbf29ce484222325ULL) {
 // A sweep's hash starts from the build that ran it (SweepHash and HashSweep).
 uint64_t SweepHashStart() { return Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n"); }
 
+// j.dump() and j.dump() without j's "seed" (j an object), from one dump of each member: the
+// compact form is {"key":value,...} in j's key order, so both texts share every other member's.
+std::pair<std::string, std::string> DumpWithAndWithoutSeed(const nlohmann::json& j) {
+  std::pair<std::string, std::string> out{"{", "{"};
+  std::string member;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    member = nlohmann::json(it.key()).dump();
+    member += ':';
+    member += it.value().dump();
+    if (out.first.size() > 1) out.first += ',';
+    out.first += member;
+    if (it.key() == "seed") continue;
+    if (out.second.size() > 1) out.second += ',';
+    out.second += member;
+  }
+  out.first += '}';
+  out.second += '}';
+  return out;
+}
+
 std::string Hex(uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
@@ -83,10 +103,9 @@ SweepHashes HashSweep(const std::vector<RunSpec>& specs, int jobs) {
   RunInOrder<Texts>(
       specs.size(), jobs, 64 * static_cast<size_t>(std::max(jobs, 1)),
       [&](size_t i) {
-        nlohmann::json j = ToJson(specs[i]);
-        Texts t{j.dump() + "\n", ""};
-        j.erase("seed");
-        t.second = HashHex(j.dump());
+        Texts t = DumpWithAndWithoutSeed(ToJson(specs[i]));
+        t.first += '\n';
+        t.second = HashHex(t.second);
         return t;
       },
       [&](size_t, Texts&& t) {
