@@ -34,21 +34,28 @@ inline bool EqNoCase(std::string_view word, std::string_view lower) {
 // no sign but '-', no spaces, no leading zeros, no "-0", at most 20 characters, no overflow.
 inline bool ParseInt(std::string_view s, int64_t* out) {
   if (s.empty() || s.size() >= 21) return false;
-  if (s == "0") {
+  const size_t first = s[0] == '-' ? 1 : 0;
+  if (first == s.size()) return false;
+  if (s[first] == '0') {  // "0" alone: no leading zeros, no "-0"
+    if (s.size() != 1) return false;
     *out = 0;
     return true;
   }
-  const bool negative = s[0] == '-';
-  if (negative) s.remove_prefix(1);
-  if (s.empty() || s[0] < '1' || s[0] > '9') return false;
   uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    // v * 10 + digit past 2^64 - 1 fails (no division per digit: this parses every PX and TTL)
-    if (__builtin_mul_overflow(v, uint64_t{10}, &v) || __builtin_add_overflow(v, static_cast<uint64_t>(c - '0'), &v))
-      return false;
+  if (s.size() - first <= 19) {  // 19 digits stay below 2^64: no overflow to check per digit
+    for (size_t i = first; i < s.size(); ++i) {
+      const unsigned digit = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+      if (digit > 9) return false;
+      v = v * 10 + digit;
+    }
+  } else {  // 20 digits: v * 10 + digit past 2^64 - 1 fails
+    for (size_t i = first; i < s.size(); ++i) {
+      const unsigned digit = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+      if (digit > 9 || __builtin_mul_overflow(v, uint64_t{10}, &v) || __builtin_add_overflow(v, uint64_t{digit}, &v))
+        return false;
+    }
   }
-  if (negative) {
+  if (first == 1) {
     if (v > static_cast<uint64_t>(kMaxInt) + 1) return false;
     *out = static_cast<int64_t>(0 - v);  // wraps to kMinInt for 2^63, as intended
   } else {
