@@ -47,7 +47,8 @@ TEST(StoreWords, ParseIntReadsWhatRedisReadsAtTheLimits) {
 }
 
 // Random words of digits, signs and other bytes, 0 to 22 characters long, and every power of ten
-// and its neighbours: the same answer and value as the reference.
+// from 1 to 10^20 with the numbers either side of it, each signed and not: the same answer and
+// value as the reference.
 TEST(StoreWords, ParseIntAgreesWithTheReferenceOnRandomWords) {
   const std::string alphabet = "0123456789999999-+ ax";
   Rng rng(20261207);
@@ -59,9 +60,13 @@ TEST(StoreWords, ParseIntAgreesWithTheReferenceOnRandomWords) {
   }
   std::string power = "1";
   for (int digits = 1; digits <= 21; ++digits, power += '0') {
-    for (const std::string& s : {power, "-" + power, std::string(static_cast<size_t>(digits), '9'),
-                                 "-" + std::string(static_cast<size_t>(digits), '9')})
+    std::string above = power;  // 10^k + 1 (2 for k = 0)
+    above.back() = power.size() == 1 ? '2' : '1';
+    const std::string below(static_cast<size_t>(digits - 1), '9');  // 10^k - 1 ("" for k = 0)
+    for (const std::string& s : {power, above, below}) {
       ExpectAsReference(s);
+      ExpectAsReference("-" + s);
+    }
   }
 }
 
