@@ -3,6 +3,7 @@
 // (epoll_wait), runs the callbacks of the sockets that were ready, then those of the timers
 // that were due, and only then polls again.
 #include <algorithm>
+#include <utility>
 
 #include "sim/simulator_impl.h"
 
@@ -50,24 +51,24 @@ void Simulator::OnClientPass(size_t cpu, uint64_t gen) {
   loop.queued = false;
   loop.running = true;
   ++loop_passes_;
-  loop.pass.clear();
   loop.next = 0;
   // Sockets first, in the order they became ready; then the timers that were due, earliest
-  // first (they arrived at their due times), as classified when they arrived.
-  // Each event copied once: the sockets in one pass over `arrived`, the timers in another.
-  for (const PassEvent& e : loop.arrived)
-    if (!e.charge.timer) loop.pass.push_back(e);
-  for (const PassEvent& e : loop.arrived)
-    if (e.charge.timer) loop.pass.push_back(e);
-  loop.arrived.clear();
+  // first (they arrived at their due times), as classified when they arrived. Swapped, not
+  // copied: `arrived` keeps the emptied pass vectors' capacity.
+  for (size_t k : {kSockets, kTimers}) {
+    loop.pass[k].clear();
+    std::swap(loop.pass[k], loop.arrived[k]);
+  }
   StepClientPass(cpu);
 }
 
 void Simulator::StepClientPass(size_t cpu) {
   ClientLoop& loop = client_loops_[cpu];
   const int64_t now_ns = now_us_ * 1000;
-  while (loop.next < loop.pass.size()) {
-    const auto& [ev, c] = loop.pass[loop.next++];
+  const size_t sockets = loop.pass[kSockets].size();
+  while (loop.next < sockets + loop.pass[kTimers].size()) {
+    const size_t i = loop.next++;
+    const auto& [ev, c] = i < sockets ? loop.pass[kSockets][i] : loop.pass[kTimers][i - sockets];
     int64_t ready_us = now_us_;
     uint8_t charged = 1;  // a crashed or paused client's handler drops or defers it at once
     if (ClientRuns(c.client)) {
@@ -89,9 +90,10 @@ void Simulator::StepClientPass(size_t cpu) {
   cpu_busy_ns_[cpu] += wake_debt_ns_[cpu];
   wake_debt_ns_[cpu] = 0;
   loop.running = false;
-  loop.pass.clear();
+  for (size_t k : {kSockets, kTimers}) loop.pass[k].clear();
   loop.next = 0;
-  if (!loop.arrived.empty()) {  // what arrived during the pass: the next pass, at once
+  // What arrived during the pass: the next pass, at once.
+  if (!loop.arrived[kSockets].empty() || !loop.arrived[kTimers].empty()) {
     loop.queued = true;
     Push(std::max(now_us_, CeilUs(cpu_busy_ns_[cpu])), kClientPass, static_cast<int32_t>(cpu), loop.gen);
   }

@@ -421,12 +421,15 @@ class Simulator {
     ClientCharge charge;
   };
   // Client passes, per client CPU: the events that arrived since its pass began (for the next),
-  // the current pass's events not yet charged, and whether a pass is queued or running.
-  // Bounded by the events in flight.
+  // the current pass's events not yet charged, and whether a pass is queued or running. Events
+  // read from a socket and events a timer fired are kept apart ([kSockets], [kTimers]), each in
+  // the order it arrived: a pass takes its sockets first, then its timers, and begins by swapping
+  // the vectors rather than copying its events. Bounded by the events in flight.
+  static constexpr size_t kSockets = 0, kTimers = 1;
   struct ClientLoop {
-    std::vector<PassEvent> arrived;
-    std::vector<PassEvent> pass;
-    size_t next = 0;  // pass[next..] are still to be charged
+    std::vector<PassEvent> arrived[2];
+    std::vector<PassEvent> pass[2];
+    size_t next = 0;  // the pass's events from next on (its sockets counted first) are still to be charged
     uint64_t gen = 0;            // the queued kClientPass's (an earlier one is stale: WakeForSocket)
     int64_t idle_since_ns = 0;   // when it last went idle (socket_wakes)
     bool timer_wake = false;     // queued for a timer's late wake-up from idle (socket_wakes)

@@ -240,7 +240,7 @@ inline void Simulator::PushCharged(int64_t ready_us, const Event& ev, uint8_t ch
 inline void Simulator::JoinClientPass(const Event& ev, const ClientCharge& charge) {
   const size_t cpu = ProcessOf(charge.client);
   ClientLoop& loop = client_loops_[cpu];
-  loop.arrived.push_back(PassEvent{ev, charge});
+  loop.arrived[charge.timer ? kTimers : kSockets].push_back(PassEvent{ev, charge});
   if (!loop.running) QueueClientPass(cpu, charge.timer);  // else the pass after this one takes it
 }
 
