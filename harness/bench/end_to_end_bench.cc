@@ -7,13 +7,14 @@
 //                          none or commands), each run checked and the report built and printed
 //                          to text, one thread: simulated commands per CPU-second (process CPU
 //                          time), vs_micro = that / the micro figure, and for commands
-//                          vs_trace_none = that / the trace-none figure.
+//                          vs_trace_none = that / the trace-none figure; of_target = that / the
+//                          speed target (5M untraced, 2M traced; docs/speed.md).
 //  BM_Seeds/jobs:J/report:R `locklab run` (CliMain, in this process) of the 2,000 seeds of the
 //                          README's small Redlock run (harness/experiments/small-seeds.json: 3
 //                          clients, 20 requests, pauses, delays, drift), writing --results
 //                          x.jsonl (report:0) or the full report (report:1), with --jobs J: seeds
 //                          per second of wall time (process start-up aside), and for J = 2
-//                          vs_jobs1.
+//                          vs_jobs1 and of_target = that / the target of 20,000 seeds/s.
 //
 // `make bench` runs them with the rest (`locklab_bench --benchmark_filter=EndToEnd|Seeds|Retry`
 // runs only these).
@@ -38,6 +39,13 @@
 
 namespace locklab {
 namespace {
+
+// The speed targets these figures are held to (README "Big sweeps", docs/speed.md): simulated commands
+// per CPU-second of the retry study untraced and traced, and seeds per second of the 2,000 seeds
+// with --jobs 2. of_target below 1 is how far short a build is on the machine that ran it.
+constexpr double kTargetUntracedCommandsPerCpuS = 5e6;
+constexpr double kTargetTracedCommandsPerCpuS = 2e6;
+constexpr double kTargetSeedsPerSJobs2 = 20000;
 
 double ProcessCpuSeconds() {
   timespec ts{};
@@ -104,6 +112,8 @@ void BM_RetryStudy(benchmark::State& state) {
   state.counters["vs_micro"] = micro > 0 ? rate / micro : 0;
   if (trace != TraceMode::kNone && g_study_rate.count(static_cast<int>(TraceMode::kNone)) > 0)
     state.counters["vs_trace_none"] = rate / g_study_rate[static_cast<int>(TraceMode::kNone)];
+  state.counters["of_target"] =
+      rate / (trace == TraceMode::kNone ? kTargetUntracedCommandsPerCpuS : kTargetTracedCommandsPerCpuS);
 }
 BENCHMARK(BM_RetryStudy)
     ->Arg(static_cast<int>(TraceMode::kNone))
@@ -185,6 +195,7 @@ void BM_Seeds(benchmark::State& state) {
   state.counters["seeds_per_s"] = rate;
   if (jobs == 1) g_seeds_jobs1[state.range(1)] = rate;
   if (jobs > 1 && g_seeds_jobs1.count(state.range(1)) > 0) state.counters["vs_jobs1"] = rate / g_seeds_jobs1[state.range(1)];
+  if (jobs == 2) state.counters["of_target"] = rate / kTargetSeedsPerSJobs2;
 }
 BENCHMARK(BM_Seeds)
     ->ArgsProduct({{1, 2}, {0, 1}})
