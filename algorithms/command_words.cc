@@ -69,6 +69,22 @@ void CommandWords::SetEnd(size_t i, uint32_t end) {
 
 template <typename Word>
 void CommandWords::AssignWords(const Word* words, size_t n) {
+  if (n <= kInlineWords) {  // the usual command: copied as its size is summed, no reserve
+    more_ends_.clear();
+    char* out = text();
+    size_t end = 0;
+    size_t i = 0;
+    for (; i < n && end + words[i].size() <= capacity_; ++i) {
+      CopyWord(out + end, words[i].data(), words[i].size());
+      end += words[i].size();
+      ends_[i] = static_cast<uint32_t>(end);
+    }
+    if (i == n) {
+      bytes_ = static_cast<uint32_t>(end);
+      count_ = n;
+      return;
+    }
+  }
   size_t bytes = 0;
   for (size_t i = 0; i < n; ++i) bytes += words[i].size();
   bytes_ = 0;

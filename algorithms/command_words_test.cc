@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -75,6 +76,36 @@ TEST(CommandWords, IteratesAsARandomAccessRangeOfViews) {
   std::vector<std::string> appended = {"x"};
   appended.insert(appended.end(), w.begin(), w.end());
   EXPECT_EQ(appended.size(), 6u);
+}
+
+// Assign over words already held: words that fit the inline room, words that outgrow it part way
+// through (more than 64 bytes in 8 words or fewer), more words than the inline room, and a short
+// command again once the words live on the heap.
+TEST(CommandWords, AssignReplacesTheWordsWhereverTheyFit) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"SET", "k", std::string(32, 't'), "NX", "PX", "3000"},  // 46 bytes: inline
+      {"GET", "k"},
+      {"SET", std::string(30, 'k'), std::string(30, 'v'), "NX", "PX", "3000"},  // past 64 at the 5th word
+      Many(12),
+      {"GET", "k"},  // on the heap now, and fits it
+      {std::string(200, 'a'), "b"},  // past the heap's room at the first word
+      {},
+      {"DEL", ""},
+  };
+  CommandWords w;
+  for (const std::vector<std::string>& words : commands) {
+    const std::vector<std::string_view> views(words.begin(), words.end());
+    w.Assign(views.data(), views.size());
+    EXPECT_EQ(w.ToStrings(), words) << words.size() << " words";
+    EXPECT_EQ(w, CommandWords(words));
+    CommandWords grown = w;  // words pushed past the inline room after an Assign land after its own
+    std::vector<std::string> expected = words;
+    for (const std::string& more : Many(9)) {
+      grown.push_back(more);
+      expected.push_back(more);
+    }
+    EXPECT_EQ(grown.ToStrings(), expected) << words.size() << " words";
+  }
 }
 
 TEST(CommandWords, AMovedCommandReadsTheSameWords) {
