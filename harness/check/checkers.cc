@@ -634,7 +634,9 @@ FairnessResult Fairness(const Ordered& o, const CheckInput& in) {
 
 }  // namespace
 
-SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) { return MutualExclusion(h, Ordered(h, in), in); }
+SafetyResult CheckMutualExclusion(const History& h, const CheckInput& in) {
+  return MutualExclusion(h, Ordered(h, in), in);
+}
 ResourceResult CheckResource(const History& h, const CheckInput& in) { return Resource(Ordered(h, in), in); }
 LivenessResult CheckLiveness(const History& h, const CheckInput& in) { return Liveness(Ordered(h, in), in); }
 LatencyResult CheckLatency(const History& h, const CheckInput& in) { return Latency(Ordered(h, in)); }
