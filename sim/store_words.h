@@ -2,6 +2,7 @@
 // a command (names, integers) and the error texts several commands share.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -41,19 +42,19 @@ inline bool ParseInt(std::string_view s, int64_t* out) {
     *out = 0;
     return true;
   }
+  // The first 19 digits stay below 2^64: no overflow to check per digit. Only a 20th (a word of
+  // 20 digits, no sign) can take v * 10 + digit past 2^64 - 1.
   uint64_t v = 0;
-  if (s.size() - first <= 19) {  // 19 digits stay below 2^64: no overflow to check per digit
-    for (size_t i = first; i < s.size(); ++i) {
-      const unsigned digit = static_cast<unsigned char>(s[i]) - unsigned{'0'};
-      if (digit > 9) return false;
-      v = v * 10 + digit;
-    }
-  } else {  // 20 digits: v * 10 + digit past 2^64 - 1 fails
-    for (size_t i = first; i < s.size(); ++i) {
-      const unsigned digit = static_cast<unsigned char>(s[i]) - unsigned{'0'};
-      if (digit > 9 || __builtin_mul_overflow(v, uint64_t{10}, &v) || __builtin_add_overflow(v, uint64_t{digit}, &v))
-        return false;
-    }
+  size_t i = first;
+  for (const size_t unchecked_end = std::min(s.size(), first + 19); i < unchecked_end; ++i) {
+    const unsigned digit = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+    if (digit > 9) return false;
+    v = v * 10 + digit;
+  }
+  if (i < s.size()) {
+    const unsigned digit = static_cast<unsigned char>(s[i]) - unsigned{'0'};
+    if (digit > 9 || __builtin_mul_overflow(v, uint64_t{10}, &v) || __builtin_add_overflow(v, uint64_t{digit}, &v))
+      return false;
   }
   if (first == 1) {
     if (v > static_cast<uint64_t>(kMaxInt) + 1) return false;

@@ -619,8 +619,9 @@ FairnessResult Fairness(const Ordered& o, const CheckInput& in) {
     }
   }
   // A request still waiting when the run ended waited until the end.
+  const int64_t end_us = EffectiveEnd(ev, in);
   for (int64_t s : started_us)
-    if (s != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(EffectiveEnd(ev, in) - s));
+    if (s != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(end_us - s));
   double sum = 0, sum_sq = 0;
   for (size_t c = 0; c < acquired.size(); ++c) {
     if (!active[c]) continue;
