@@ -1,5 +1,6 @@
 #include "harness/run/config.h"
 
+#include <bit>
 #include <charconv>
 #include <string_view>
 #include <cmath>
@@ -203,6 +204,32 @@ json ToJson(const RunSpec& spec) {
     j["client_plans"] = plans;
   }
   return j;
+}
+
+bool SameJsonButSeed(const RunSpec& a, const RunSpec& b) {
+  // What ToJson reads, member by member: a scalar field's value (a double to the bit, since -0.0
+  // and 0.0 compare equal but print apart), the plan's actions as their JSON, and the rest whole.
+  for (const SpecField& f : SpecFields()) {
+    if (!f.in_faults && std::string_view(f.key) == "seed") continue;
+    const FieldPtr pb = f.get(const_cast<RunSpec&>(b));
+    const bool same = std::visit(
+        [&](auto* x) {
+          using T = std::remove_pointer_t<decltype(x)>;
+          const T& y = *std::get<T*>(pb);
+          if constexpr (std::is_same_v<T, double>)
+            return std::bit_cast<uint64_t>(*x) == std::bit_cast<uint64_t>(y);
+          else
+            return *x == y;
+        },
+        f.get(const_cast<RunSpec&>(a)));
+    if (!same) return false;
+  }
+  if (a.faults.plan.size() != b.faults.plan.size()) return false;
+  for (size_t i = 0; i < a.faults.plan.size(); ++i)
+    if (ToJson(a.faults.plan[i]).dump() != ToJson(b.faults.plan[i]).dump()) return false;
+  return a.algorithm_options.values() == b.algorithm_options.values() &&
+         a.retry_options.values() == b.retry_options.values() && a.redis == b.redis &&
+         a.profile_name == b.profile_name && a.client_plans == b.client_plans;
 }
 
 namespace {

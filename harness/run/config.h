@@ -30,6 +30,9 @@ nlohmann::json ToJson(const RunSpec& spec);
 nlohmann::json ToJson(const FaultSpec& faults);
 // kind, at_ms and target always; the other fields when the kind uses them or they are set.
 nlohmann::json ToJson(const FaultAction& action);
+// True when ToJson(a) and ToJson(b) can differ in "seed" alone (every other member they write
+// is the same, doubles to the bit): the runs of a sweep over seeds, whose JSON is made once.
+bool SameJsonButSeed(const RunSpec& a, const RunSpec& b);
 
 // Reads the keys `j` holds into *spec (the others keep their values); *spec is untouched on
 // failure. Values are type- and range-checked here (doubles must be finite); the checks that

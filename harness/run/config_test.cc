@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <type_traits>
+#include <variant>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -12,6 +14,7 @@
 #include "harness/cli/cli.h"
 #include "harness/report/report.h"
 #include "harness/run/run_spec.h"
+#include "harness/run/spec_fields.h"
 #include "harness/testing/test_specs.h"
 
 namespace locklab {
@@ -50,6 +53,72 @@ TEST(ConfigJson, IsDeterministic) {
   b.algorithm_options.Set("y", "2");
   b.algorithm_options.Set("x", "1");
   EXPECT_EQ(ToJson(a).dump(), ToJson(b).dump());
+}
+
+// ToJson's text without its "seed" member.
+std::string DumpButSeed(const RunSpec& s) {
+  json j = ToJson(s);
+  j.erase("seed");
+  return j.dump();
+}
+
+// Specs that differ from `base` in one thing each: every scalar field (a double also set to 0.0
+// and to -0.0, which compare equal and print apart), the plan, the options, redis, the profile's
+// name and the client plans.
+std::vector<RunSpec> OneChangeEach(const RunSpec& base, std::vector<RunSpec>* signed_zeros) {
+  std::vector<RunSpec> out;
+  for (const SpecField& f : SpecFields()) {
+    RunSpec s = base;
+    std::visit(
+        [&](auto* p) {
+          using T = std::remove_pointer_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            *p += "x";
+          } else if constexpr (std::is_same_v<T, bool>) {
+            *p = !*p;
+          } else if constexpr (std::is_same_v<T, double>) {
+            for (double zero : {0.0, -0.0}) {
+              signed_zeros->push_back(base);
+              *std::get<double*>(f.get(signed_zeros->back())) = zero;
+            }
+            *p += 0.5;
+          } else {
+            *p += 1;
+          }
+        },
+        f.get(s));
+    out.push_back(s);
+  }
+  for (int k = 0; k < 6; ++k) out.push_back(base);
+  out[out.size() - 6].faults.plan.back().duration_us += 1000;
+  out[out.size() - 5].algorithm_options.Set("release", "del");
+  out[out.size() - 4].retry_options.Set("sleep-ms", "11");
+  out[out.size() - 3].redis.push_back("127.0.0.1:6399");
+  out[out.size() - 2].profile_name += "x";
+  out[out.size() - 1].client_plans.push_back(ClientPlan{});
+  return out;
+}
+
+// HashSweep reuses a spec's JSON for the next when SameJsonButSeed says so: it says so exactly
+// when the two texts but for the seed are the same, for a change of any one thing.
+TEST(ConfigJson, SameJsonButSeedWhenOnlyTheSeedDiffers) {
+  RunSpec base = FullSpec();
+  ASSERT_FALSE(base.faults.plan.empty());
+  std::vector<RunSpec> signed_zeros;
+  std::vector<RunSpec> specs = OneChangeEach(base, &signed_zeros);
+  specs.push_back(base);
+  specs.back().seed += 1;
+  specs.push_back(base);
+  std::vector<std::string> dumps;
+  for (const RunSpec& s : specs) dumps.push_back(DumpButSeed(s));
+  for (size_t i = 0; i < specs.size(); ++i)
+    for (size_t j = 0; j < specs.size(); ++j)
+      EXPECT_EQ(SameJsonButSeed(specs[i], specs[j]), dumps[i] == dumps[j]) << i << " " << j;
+  EXPECT_TRUE(SameJsonButSeed(specs[specs.size() - 2], base));  // the seed alone
+  // 0.0 and -0.0 print apart (but where a field is left out at its default): never the same.
+  ASSERT_FALSE(signed_zeros.empty());
+  for (size_t i = 0; i + 1 < signed_zeros.size(); i += 2)
+    EXPECT_FALSE(SameJsonButSeed(signed_zeros[i], signed_zeros[i + 1])) << i;
 }
 
 TEST(ConfigJson, MsInJsonMicrosecondsInFaultAction) {

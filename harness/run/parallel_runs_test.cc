@@ -110,8 +110,9 @@ TEST(Shards, HashesAreStableAndTellSweepsApart) {
   EXPECT_NE(SweepHash({a}), SweepHash({a, a}));
 }
 
-// HashSweep makes each spec's JSON once for both hashes, on the sweep's threads: the same hashes
-// as SweepHash and ConfigHash, on one thread or several.
+// HashSweep makes each spec's JSON once for both hashes, on the sweep's threads, and a spec that
+// differs from the one before it in its seed alone reuses that one's: the same hashes as SweepHash
+// and ConfigHash, on one thread or several.
 TEST(Shards, HashSweepGivesTheHashesOfSweepHashAndConfigHash) {
   std::vector<RunSpec> specs(5);
   specs[1].seed = 7;
@@ -121,6 +122,14 @@ TEST(Shards, HashSweepGivesTheHashesOfSweepHashAndConfigHash) {
   specs[3].workload = "seckill";
   specs[4].faults.plan.push_back(FaultAction{});
   specs[4].retry = "fixed";
+  for (uint64_t seed : {12345678901234567890ULL, 0ULL, 9ULL}) {  // seeds of any length after a plan
+    specs.push_back(specs[4]);
+    specs.back().seed = seed;
+  }
+  specs.push_back(specs.back());
+  specs.back().faults.plan.back().at_us += 1;  // the plan alone differs
+  specs.push_back(specs.back());
+  specs.back().seed = 10;
   for (int jobs : {1, 2}) {
     const SweepHashes h = HashSweep(specs, jobs);
     EXPECT_EQ(h.sweep, SweepHash(specs));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <string_view>
 
 #include "harness/run/build_info.h"
 #include "harness/run/config.h"
@@ -21,7 +22,7 @@ int ParsePositive(const std::string& s) {
   return v;
 }
 
-uint64_t Fnv1a(const std::string& text, uint64_t h = 0xcbf29ce484222325ULL) {
+uint64_t Fnv1a(std::string_view text, uint64_t h = 0xcbf29ce484222325ULL) {
   for (unsigned char c : text) {
     h ^= c;
     h *= 0x100000001b3ULL;
@@ -32,23 +33,43 @@ uint64_t Fnv1a(const std::string& text, uint64_t h = 0xcbf29ce484222325ULL) {
 // A sweep's hash starts from the build that ran it (SweepHash and HashSweep).
 uint64_t SweepHashStart() { return Fnv1a(std::string(ToolVersion()) + " " + GitSha() + "\n"); }
 
+// What HashSweep makes of one spec: the text SweepHash hashes for it (its JSON and a newline)
+// with where its seed's digits are in it, and its ConfigHash. Or, for a spec whose JSON differs
+// from the one before it in its seed alone, nothing but that (from_previous).
+struct SpecTexts {
+  std::string with_seed;
+  size_t seed_at = std::string::npos;
+  size_t seed_size = 0;
+  std::string config_hash;
+  bool from_previous = false;
+};
+
 // j.dump() and j.dump() without j's "seed" (j an object), from one dump of each member: the
 // compact form is {"key":value,...} in j's key order, so both texts share every other member's.
-std::pair<std::string, std::string> DumpWithAndWithoutSeed(const nlohmann::json& j) {
-  std::pair<std::string, std::string> out{"{", "{"};
+SpecTexts DumpWithAndWithoutSeed(const nlohmann::json& j) {
+  SpecTexts out;
+  out.with_seed = "{";
+  std::string without = "{";
   std::string member;
   for (auto it = j.begin(); it != j.end(); ++it) {
     member = nlohmann::json(it.key()).dump();
     member += ':';
+    const size_t value_at = member.size();
     member += it.value().dump();
-    if (out.first.size() > 1) out.first += ',';
-    out.first += member;
-    if (it.key() == "seed") continue;
-    if (out.second.size() > 1) out.second += ',';
-    out.second += member;
+    if (out.with_seed.size() > 1) out.with_seed += ',';
+    if (it.key() == "seed") {
+      out.seed_at = out.with_seed.size() + value_at;
+      out.seed_size = member.size() - value_at;
+      out.with_seed += member;
+      continue;
+    }
+    out.with_seed += member;
+    if (without.size() > 1) without += ',';
+    without += member;
   }
-  out.first += '}';
-  out.second += '}';
+  out.with_seed += "}\n";
+  without += '}';
+  out.config_hash = HashHex(without);
   return out;
 }
 
@@ -98,19 +119,30 @@ SweepHashes HashSweep(const std::vector<RunSpec>& specs, int jobs) {
   SweepHashes out;
   out.configs.reserve(specs.size());
   uint64_t h = SweepHashStart();
-  // Per spec (on the threads): what SweepHash hashes, and ConfigHash's hash; in order here.
-  using Texts = std::pair<std::string, std::string>;
-  RunInOrder<Texts>(
+  SpecTexts last;  // the last spec dumped whole: a sweep over seeds reuses it with the seed changed
+  // Per spec (on the threads): its texts, or only that the one before has them; in order here.
+  RunInOrder<SpecTexts>(
       specs.size(), jobs, 64 * static_cast<size_t>(std::max(jobs, 1)),
       [&](size_t i) {
-        Texts t = DumpWithAndWithoutSeed(ToJson(specs[i]));
-        t.first += '\n';
-        t.second = HashHex(t.second);
-        return t;
+        if (i > 0 && SameJsonButSeed(specs[i], specs[i - 1])) {
+          SpecTexts reuse;
+          reuse.from_previous = true;
+          return reuse;
+        }
+        return DumpWithAndWithoutSeed(ToJson(specs[i]));
       },
-      [&](size_t, Texts&& t) {
-        h = Fnv1a(t.first, h);
-        out.configs.push_back(std::move(t.second));
+      [&](size_t i, SpecTexts&& t) {
+        if (t.from_previous && last.seed_at != std::string::npos) {
+          const std::string_view text = last.with_seed;
+          h = Fnv1a(text.substr(0, last.seed_at), h);
+          h = Fnv1a(std::to_string(specs[i].seed), h);  // a number's dump: its decimal digits
+          h = Fnv1a(text.substr(last.seed_at + last.seed_size), h);
+          out.configs.push_back(last.config_hash);
+          return;
+        }
+        last = t.from_previous ? DumpWithAndWithoutSeed(ToJson(specs[i])) : std::move(t);
+        h = Fnv1a(last.with_seed, h);
+        out.configs.push_back(last.config_hash);
       });
   out.sweep = Hex(h);
   return out;
