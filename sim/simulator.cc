@@ -104,27 +104,47 @@ Status Simulator::PlanFault(const FaultAction& f) {
   }
   // Before the run: kept aside in planned_ (see Next), with the key the heap would give it.
   faults_.push_back(Fault{f, kApply});
-  PlanTimes(static_cast<int32_t>(faults_.size() - 1), {std::max<int64_t>(f.at_us, 0)});
+  const int64_t at_us = std::max<int64_t>(f.at_us, 0);
+  PlanTimes(static_cast<int32_t>(faults_.size() - 1), {at_us}, PauseDraws{}, at_us);
   return Status::Ok();
 }
 
 Status Simulator::PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us) {
   if (at_us.empty()) return Status::Ok();
-  if (running_ || pause.kind != FaultAction::Kind::kPauseClient || !pause.on_send.empty())
-    return Status::Invalid("PlanPauses: a timed pause_client, planned before the run");
-  pause.at_us = at_us.front();
-  const FaultWorld world{config_.clients, config_.nodes, config_.with_replica};
-  if (Status s = ValidateFault(pause, world); !s.ok()) return s;  // only at_us differs between them
-  faults_.push_back(Fault{std::move(pause), kApply});  // its handler reads no at_us
-  PlanTimes(static_cast<int32_t>(faults_.size() - 1), at_us);
+  if (Status s = CheckPause(&pause, at_us.front()); !s.ok()) return s;
+  PlanTimes(static_cast<int32_t>(faults_.size() - 1), at_us, PauseDraws{}, at_us.front());
   return Status::Ok();
 }
 
-void Simulator::PlanTimes(int32_t fault, std::vector<int64_t> at_us) {
-  planned_times_.push_back(PlannedTimes{std::move(at_us), seq_, fault, 0});
-  const PlannedTimes& p = planned_times_.back();
-  seq_ += p.at_us.size();  // the keys its times would have had, planned one by one
-  planned_.push_back(Event{p.at_us[0], p.seq0, kFault, 0, fault, planned_times_.size() - 1});
+Status Simulator::PlanPauses(FaultAction pause, PauseDraws draws) {
+  if (draws.count == 0) return Status::Ok();
+  const int64_t first_us = draws.Next();
+  if (Status s = CheckPause(&pause, first_us); !s.ok()) return s;
+  PlanTimes(static_cast<int32_t>(faults_.size() - 1), {}, std::move(draws), first_us);
+  return Status::Ok();
+}
+
+// A timed pause_client before the run, checked with its first time and kept as a fault (its
+// handler reads no at_us); Invalid otherwise.
+Status Simulator::CheckPause(FaultAction* pause, int64_t first_us) {
+  if (running_ || pause->kind != FaultAction::Kind::kPauseClient || !pause->on_send.empty())
+    return Status::Invalid("PlanPauses: a timed pause_client, planned before the run");
+  pause->at_us = first_us;
+  const FaultWorld world{config_.clients, config_.nodes, config_.with_replica};
+  if (Status s = ValidateFault(*pause, world); !s.ok()) return s;  // only at_us differs between them
+  faults_.push_back(Fault{std::move(*pause), kApply});
+  return Status::Ok();
+}
+
+void Simulator::PlanTimes(int32_t fault, std::vector<int64_t> at_us, PauseDraws draws, int64_t first_us) {
+  PlannedTimes& p = planned_times_.emplace_back();
+  p.count = at_us.empty() ? draws.count : at_us.size();
+  p.at_us = std::move(at_us);
+  p.draws = std::move(draws);
+  p.seq0 = seq_;
+  p.fault = fault;
+  seq_ += p.count;  // the keys its times would have had, planned one by one
+  planned_.push_back(Event{first_us, p.seq0, kFault, 0, fault, planned_times_.size() - 1});
 }
 
 // Out of line: Next, inlined in Run, stays small for the common case of no planned faults.
@@ -133,8 +153,9 @@ void Simulator::PlanTimes(int32_t fault, std::vector<int64_t> at_us) {
   std::pop_heap(planned_.begin(), planned_.end(), EarliestFirst);
   planned_.pop_back();
   PlannedTimes& p = planned_times_[index];
-  if (++p.next >= p.at_us.size()) return;
-  planned_.push_back(Event{p.at_us[p.next], p.seq0 + p.next, kFault, 0, p.fault, index});
+  if (++p.next >= p.count) return;
+  const int64_t t_us = p.at_us.empty() ? p.draws.Next() : p.at_us[p.next];
+  planned_.push_back(Event{t_us, p.seq0 + p.next, kFault, 0, p.fault, index});
   std::push_heap(planned_.begin(), planned_.end(), EarliestFirst);
 }
 

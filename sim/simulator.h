@@ -132,6 +132,7 @@
 #include "sim/event_wheel.h"
 #include "sim/fault.h"
 #include "sim/net_model.h"
+#include "sim/pause_draws.h"
 #include "sim/rng.h"
 #include "sim/store.h"
 #include "sim/wake_rows.h"
@@ -192,6 +193,10 @@ class Simulator {
   // (Invalid otherwise): one check and one stored action for all of them (the events keep the
   // order PlanFault would give them).
   Status PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us);
+  // The same for pauses drawn one at a time (sim/pause_draws.h): each drawn when the one before
+  // it is taken, so a run that ends early draws few of them; the same events as PlanPauses with
+  // every time drawn first.
+  Status PlanPauses(FaultAction pause, PauseDraws draws);
 
   // Observers (optional). Command: at execution on a node (true time). Fault: when applied.
   using CommandObserver = std::function<void(int64_t t_us, int client, int node, const Command&, const Reply&)>;
@@ -256,8 +261,6 @@ class Simulator {
   // The next event in (time, sequence) order, from the current instant's queue, the wheel, the
   // charged FIFO or the faults planned before the run (planned_); false when there is none.
   bool Next(Event* ev);
-  // A fault planned before the run at these times (rising, at least one): its first in planned_.
-  void PlanTimes(int32_t fault, std::vector<int64_t> at_us);
   // Pops planned_'s earliest and puts the next time of the same fault there, if it has one.
   void TakePlanned();
   // Costs (sim_costs.cc).
@@ -464,11 +467,17 @@ class Simulator {
   // taking it puts the following one there (TakePlanned). Times and keys rise within one, so the
   // heap's smallest key is the one a heap of every time would give. Its event's b is its index.
   struct PlannedTimes {
-    std::vector<int64_t> at_us;
+    std::vector<int64_t> at_us;  // the times; empty when they are drawn one at a time:
+    PauseDraws draws;            // ... from here
+    size_t count = 0;            // the times in all
     uint64_t seq0 = 0;
     int32_t fault = 0;
-    size_t next = 0;  // at_us[next] is in planned_ (or all have been taken)
+    size_t next = 0;  // the next-th time is in planned_ (or all have been taken)
   };
+  // Keeps the fault's times (at_us, or draws with draws.count > 0 and its first time drawn:
+  // first_us) and puts the first in planned_, its keys reserved.
+  void PlanTimes(int32_t fault, std::vector<int64_t> at_us, PauseDraws draws, int64_t first_us);
+  Status CheckPause(FaultAction* pause, int64_t first_us);
   std::vector<PlannedTimes> planned_times_;
   bool running_ = false;
   std::vector<std::unique_ptr<Process>> clients_;

@@ -108,6 +108,32 @@ TEST(Simulator, PlannedPausesOfSeveralClientsComeInTimeOrder) {
   EXPECT_EQ(seen, want);
 }
 
+// Pauses drawn one at a time (PauseDraws) give the events the same pauses planned as a list do,
+// with a fault planned on its own between them.
+TEST(Simulator, PausesDrawnOneAtATimeComeAsTheirList) {
+  auto run = [](bool drawn) {
+    Simulator sim(Config(2));
+    Rng rng(5);
+    for (int c = 0; c < 2; ++c) {
+      FaultAction pause = Fault(FaultAction::Kind::kPauseClient, 0, c, 0, 3'000, 0);
+      const Status s = drawn ? sim.PlanPauses(pause, DrawPauses(&rng, 20'000, 3'000, 1'000'000, 100))
+                             : sim.PlanPauses(pause, PauseTimes(&rng, 20'000, 3'000, 1'000'000, 100));
+      EXPECT_TRUE(s.ok());
+    }
+    Plan(sim, Fault(FaultAction::Kind::kClientClockJump, 60'000, 0, 0, 0, 0));
+    std::vector<std::tuple<int64_t, int, Ev>> seen;
+    sim.set_fault_observer([&](int64_t t, const FaultRecord& r) { seen.emplace_back(t, r.client, r.type); });
+    auto idle = [](Env& env) -> Task<void> { co_await env.SleepMs(200); };
+    sim.StartClient(0, idle(sim.env(0)));
+    sim.StartClient(1, idle(sim.env(1)));
+    EXPECT_TRUE(RunOk(sim));
+    return seen;
+  };
+  const auto listed = run(false);
+  EXPECT_GT(listed.size(), 10u);
+  EXPECT_EQ(run(true), listed);
+}
+
 TEST(Simulator, PauseFreezesBackgroundTasksToo) {
   Simulator sim(Config());
   Plan(sim, Fault(FaultAction::Kind::kPauseClient, 1'500, 0, 0, 10'000, 0));

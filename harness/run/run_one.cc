@@ -19,10 +19,11 @@
 namespace locklab {
 namespace {
 
-constexpr int kMaxPausesPerClient = 100'000;
+constexpr size_t kMaxPausesPerClient = 100'000;
 
-// Stop-the-world pauses drawn from the seed: a Poisson process per client, planned on `rt` in
-// the order drawn (up to the run's time limit: a run that ends early never reaches the rest).
+// Stop-the-world pauses drawn from the seed: a Poisson process per client up to the run's time
+// limit, planned on `rt` client by client; each is drawn when the run reaches it (a run that ends
+// early never draws the rest; sim/pause_draws.h).
 Status PlanGcPauses(const RunSpec& spec, sim::Rng& rng, Runtime& rt) {
   const FaultSpec& f = spec.faults;
   if (f.gc_pause_ms <= 0 || f.gc_pause_rate <= 0) return Status::Ok();
@@ -31,18 +32,11 @@ Status PlanGcPauses(const RunSpec& spec, sim::Rng& rng, Runtime& rt) {
   FaultAction a;
   a.kind = FaultAction::Kind::kPauseClient;
   a.duration_us = f.gc_pause_ms * 1000;
-  std::vector<int64_t> at_us;
   for (int c = 0; c < spec.clients; ++c) {
-    int64_t t = 0;
     a.target = c;
-    at_us.clear();
-    for (int i = 0; i < kMaxPausesPerClient; ++i) {
-      t += static_cast<int64_t>(rng.Exponential(mean_gap_us));
-      if (t >= horizon_us) break;
-      at_us.push_back(t);
-      t += a.duration_us;  // the next pause starts after this one ends
-    }
-    if (Status s = rt.PlanPauses(a, at_us); !s.ok()) return s;
+    // From t = 0: t += an exponential gap; a pause at t until t + duration; up to the horizon.
+    sim::PauseDraws draws = sim::DrawPauses(&rng, mean_gap_us, a.duration_us, horizon_us, kMaxPausesPerClient);
+    if (Status s = rt.PlanPauses(a, std::move(draws)); !s.ok()) return s;
   }
   return Status::Ok();
 }

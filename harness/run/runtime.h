@@ -19,6 +19,7 @@
 #include "sim/fault.h"
 #include "sim/history.h"
 #include "sim/net_model.h"
+#include "sim/pause_draws.h"
 
 namespace locklab {
 
@@ -77,12 +78,13 @@ class Runtime {
   // Checks `f` (ValidateFault, then what this backend can do) and plans it; Invalid when it is
   // not a valid fault for this world or the runtime cannot do it at all.
   virtual Status PlanFault(const FaultAction& f) = 0;
-  // Plans `pause` (a kPauseClient planned at a time) once at each of `at_us` (rising): the same
-  // as PlanFault with each time in turn, which is what this default does; the simulator checks
-  // and stores the pause once for all of them (a run draws hundreds per client).
-  virtual Status PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us) {
-    for (int64_t t : at_us) {
-      pause.at_us = t;
+  // Plans `pause` (a kPauseClient planned at a time) once at each of the times `draws` gives
+  // (sim/pause_draws.h; rising): the same as PlanFault with each time in turn, which is what this
+  // default does; the simulator checks and stores the pause once for all of them and draws each
+  // time when the one before is reached (a run plans hundreds per client and reaches a few).
+  virtual Status PlanPauses(FaultAction pause, sim::PauseDraws draws) {
+    for (size_t i = 0; i < draws.count; ++i) {
+      pause.at_us = draws.Next();
       if (Status s = PlanFault(pause); !s.ok()) return s;
     }
     return Status::Ok();

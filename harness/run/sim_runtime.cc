@@ -40,8 +40,8 @@ class SimRuntime : public Runtime {
   void SetNodeClock(int node, const ClockSetting& c) override { sim_.SetNodeClock(node, c.offset_us, c.drift_ppm); }
 
   Status PlanFault(const FaultAction& f) override { return sim_.PlanFault(f); }
-  Status PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us) override {
-    return sim_.PlanPauses(std::move(pause), at_us);
+  Status PlanPauses(FaultAction pause, sim::PauseDraws draws) override {
+    return sim_.PlanPauses(std::move(pause), std::move(draws));
   }
 
   void StartClient(int client, Task<void> main) override { sim_.StartClient(client, std::move(main)); }
