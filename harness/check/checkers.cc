@@ -70,9 +70,13 @@ class LockMap {
 // What every checker reads first: the history's events in time order, how many client slots
 // they need (ClientSlots) and the lock of each (LockMap). Each checker alone finds them; CheckAll
 // once for all five.
+// `read`: those of the events whose type a checker reads (EventsCheckersRead), in the same order:
+// what a run traced with --trace none keeps, and the checkers' figures are the same in every trace
+// mode (Trace.EveryModeGivesTheSameFigures), so the checkers but mutual exclusion (whose examples'
+// timelines show the commands) walk only these.
 struct Ordered {
   Ordered(const History& h, const CheckInput& in)
-      : ev(InTimeOrder(h, sorted)), slots(ClientSlots(ev)), locks(ev, slots, in) {}
+      : ev(InTimeOrder(h, sorted)), slots(ClientSlots(ev)), locks(ev, slots, in), read(CheckersRead(ev)) {}
   Ordered(const Ordered&) = delete;  // ev may point into sorted
   Ordered& operator=(const Ordered&) = delete;
 
@@ -80,6 +84,17 @@ struct Ordered {
   const std::vector<Event>& ev;
   const size_t slots;
   const LockMap locks;
+  const std::vector<const Event*> read;
+
+ private:
+  static std::vector<const Event*> CheckersRead(const std::vector<Event>& ev) {
+    const uint32_t mask = EventsCheckersRead();
+    std::vector<const Event*> out;
+    out.reserve(ev.size());
+    for (const Event& e : ev)
+      if ((mask & History::EvBit(e.type)) != 0) out.push_back(&e);
+    return out;
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -470,7 +485,7 @@ SafetyResult MutualExclusion(const History& h, const Ordered& o, const CheckInpu
 }
 
 ResourceResult Resource(const Ordered& o, const CheckInput& in) {
-  const std::vector<Event>& ev = o.ev;
+  const std::vector<const Event*>& ev = o.read;
   const LockMap& locks = o.locks;
   ResourceResult r;
   std::vector<int64_t> last_enter_us(o.slots, kNever);
@@ -488,12 +503,12 @@ ResourceResult Resource(const Ordered& o, const CheckInput& in) {
 
   for (size_t i = 0; i < ev.size();) {
     size_t j = i;
-    while (j < ev.size() && ev[j].t_us == ev[i].t_us) ++j;
+    while (j < ev.size() && ev[j]->t_us == ev[i]->t_us) ++j;
     // Enters of this instant first: an enter "at or before" a write counts even if logged
     // after it.
     // Readers leaving at this instant are gone before a write of it (a handoff, not a stale read).
     for (size_t k = i; k < j; ++k) {
-      const Event& e = ev[k];
+      const Event& e = *ev[k];
       if (e.client < 0) continue;
       const auto c = static_cast<size_t>(e.client);
       const size_t lock = locks.of(e.client);
@@ -514,7 +529,7 @@ ResourceResult Resource(const Ordered& o, const CheckInput& in) {
       }
     }
     for (size_t k = i; k < j; ++k) {
-      const Event& e = ev[k];
+      const Event& e = *ev[k];
       if (e.type == Ev::kOrder) {
         ++r.orders;
         if (e.value < 0) ++negative_stock_orders;
@@ -547,7 +562,7 @@ ResourceResult Resource(const Ordered& o, const CheckInput& in) {
 }
 
 LivenessResult Liveness(const Ordered& o, const CheckInput& in) {
-  const std::vector<Event>& ev = o.ev;
+  const std::vector<const Event*>& ev = o.read;
   const LockMap& locks = o.locks;
   LivenessResult r;
   // One tracker per lock. Only the trackers an instant touched can change at its end.
@@ -555,7 +570,7 @@ LivenessResult Liveness(const Ordered& o, const CheckInput& in) {
   std::vector<bool> touched(locks.size(), false);
   std::vector<size_t> touched_list;
   for (size_t i = 0; i < ev.size(); ++i) {
-    const Event& e = ev[i];
+    const Event& e = *ev[i];
     switch (e.type) {
       case Ev::kAcquireOk: ++r.acquired; break;
       case Ev::kAcquireFail: ++r.failed; break;
@@ -568,23 +583,22 @@ LivenessResult Liveness(const Ordered& o, const CheckInput& in) {
     stuck[lock].Apply(e);
     if (!touched[lock]) touched_list.push_back(lock);
     touched[lock] = true;
-    if (i + 1 < ev.size() && ev[i + 1].t_us == e.t_us) continue;
+    if (i + 1 < ev.size() && ev[i + 1]->t_us == e.t_us) continue;
     for (size_t l : touched_list) {
       stuck[l].EndInstant(e.t_us);
       touched[l] = false;
     }
     touched_list.clear();
   }
-  for (StuckTracker& s : stuck) r.stuck_ms_max = std::max(r.stuck_ms_max, s.Finish(EffectiveEnd(ev, in)));
+  for (StuckTracker& s : stuck) r.stuck_ms_max = std::max(r.stuck_ms_max, s.Finish(EffectiveEnd(o.ev, in)));
   return r;
 }
 
 LatencyResult Latency(const Ordered& o) {
-  const std::vector<Event>& ev = o.ev;
   std::vector<ClientTimes> clients(o.slots);
   LatencySamples s;
-  for (const Event& e : ev) {
-    if (e.client >= 0) s.Apply(clients[static_cast<size_t>(e.client)], e);
+  for (const Event* e : o.read) {
+    if (e->client >= 0) s.Apply(clients[static_cast<size_t>(e->client)], *e);
   }
   LatencyResult r;
   r.acquire = Summarize(std::move(s.acquire));
@@ -595,12 +609,12 @@ LatencyResult Latency(const Ordered& o) {
 }
 
 FairnessResult Fairness(const Ordered& o, const CheckInput& in) {
-  const std::vector<Event>& ev = o.ev;
   std::vector<int64_t> acquired(o.slots, 0);
   std::vector<int64_t> started_us(o.slots, kNever);
   std::vector<bool> active(o.slots, false);
   FairnessResult r;
-  for (const Event& e : ev) {
+  for (const Event* read : o.read) {
+    const Event& e = *read;
     if (e.client < 0) continue;
     const size_t c = static_cast<size_t>(e.client);
     switch (e.type) {
@@ -619,7 +633,7 @@ FairnessResult Fairness(const Ordered& o, const CheckInput& in) {
     }
   }
   // A request still waiting when the run ended waited until the end.
-  const int64_t end_us = EffectiveEnd(ev, in);
+  const int64_t end_us = EffectiveEnd(o.ev, in);
   for (int64_t s : started_us)
     if (s != kNever) r.max_wait_ms = std::max(r.max_wait_ms, ToMs(end_us - s));
   double sum = 0, sum_sq = 0;
