@@ -72,8 +72,8 @@ class LockMap {
 // once for all five.
 // `read`: those of the events whose type a checker reads (EventsCheckersRead), in the same order:
 // what a run traced with --trace none keeps, and the checkers' figures are the same in every trace
-// mode (Trace.EveryModeGivesTheSameFigures), so the checkers but mutual exclusion (whose examples'
-// timelines show the commands) walk only these.
+// mode (Trace.EveryModeGivesTheSameFigures), so every checker but mutual exclusion (whose
+// examples' timelines show the commands) walks only these.
 struct Ordered {
   Ordered(const History& h, const CheckInput& in)
       : ev(InTimeOrder(h, sorted)), slots(ClientSlots(ev)), locks(ev, slots, in), read(CheckersRead(ev)) {}

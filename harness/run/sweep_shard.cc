@@ -44,8 +44,9 @@ struct SpecTexts {
   bool from_previous = false;
 };
 
-// j.dump() and j.dump() without j's "seed" (j an object), from one dump of each member: the
-// compact form is {"key":value,...} in j's key order, so both texts share every other member's.
+// j.dump() with a newline (where its seed's digits are) and the hash of j.dump() without j's
+// "seed" (j an object), from one dump of each member: the compact form is {"key":value,...} in
+// j's key order, so both texts share every other member's.
 SpecTexts DumpWithAndWithoutSeed(const nlohmann::json& j) {
   SpecTexts out;
   out.with_seed = "{";
