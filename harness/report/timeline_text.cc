@@ -1,45 +1,16 @@
 #include "harness/report/timeline_text.h"
 
-#include <array>
-#include <charconv>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "harness/report/json_text.h"
 #include "harness/report/report.h"
 
 namespace locklab {
 namespace {
 
-// A string as dump() prints it: quoted as it is when no byte needs escaping (printable ASCII but
-// '"' and '\\'), otherwise by nlohmann (its escapes, and its error for bad UTF-8).
-void AppendString(const std::string& s, std::string* out) {
-  for (unsigned char ch : s) {
-    if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\') {
-      *out += nlohmann::json(s).dump();
-      return;
-    }
-  }
-  *out += '"';
-  *out += s;
-  *out += '"';
-}
-
-void AppendInt(int64_t v, std::string* out) {
-  std::array<char, 24> buf;
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  out->append(buf.data(), static_cast<size_t>(r.ptr - buf.data()));
-}
-
-// A double as dump() prints it: "null" when not finite, else nlohmann's shortest digits.
-void AppendDouble(double v, std::string* out) {
-  if (!std::isfinite(v)) {
-    *out += "null";
-    return;
-  }
-  std::array<char, 64> buf;
-  char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
-  out->append(buf.data(), static_cast<size_t>(end - buf.data()));
-}
+using json_text::AppendDouble;
+using json_text::AppendInt;
+using json_text::AppendString;
 
 // ",\n", `indent` spaces and "KEY": ; without the comma for the first key.
 std::string FieldStart(const char* key, size_t indent, bool first) {
