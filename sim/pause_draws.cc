@@ -61,17 +61,17 @@ std::optional<size_t> CountByProduct(Rng* rng, double mean_gap_us, int64_t durat
   Product p;
   size_t k = 0;
   while (k < max_count) {  // at most max_count draws
-    const Rng block_rng = *rng;
     const Product block_p = p;
     const size_t n = std::min(kBlock, max_count - k);
-    for (size_t j = 0; j < n; ++j) p.Times(1.0 - rng->Unit());
+    Rng block_rng = *rng;  // a copy the loop can keep in registers; *rng stays at the block's start
+    for (size_t j = 0; j < n; ++j) p.Times(1.0 - block_rng.Unit());
     if (TimeBounds(p, k + n, mean_gap_us, duration_us).upper < horizon) {  // t only grows: the
-      k += n;                                                              // whole block is early
+      *rng = block_rng;                                                    // whole block is early
+      k += n;
       p.Renormalize();
       continue;
     }
-    *rng = block_rng;  // the horizon is in this block: draw by draw
-    p = block_p;
+    p = block_p;  // the horizon is in this block: draw by draw
     for (size_t j = 0; j < n; ++j) {
       p.Times(1.0 - rng->Unit());
       ++k;
