@@ -191,7 +191,8 @@ class Simulator {
   Status PlanFault(const FaultAction& f);
   // PlanFault(pause) at each of at_us (rising, >= 0) for a timed pause_client, before the run
   // (Invalid otherwise): one check and one stored action for all of them (the events keep the
-  // order PlanFault would give them).
+  // order PlanFault would give them). A run's drawn pauses take the form below; this one is for
+  // times known as a list.
   Status PlanPauses(FaultAction pause, const std::vector<int64_t>& at_us);
   // The same for pauses drawn one at a time (sim/pause_draws.h): each drawn when the one before
   // it is taken, so a run that ends early draws few of them; the same events as PlanPauses with

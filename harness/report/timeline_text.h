@@ -6,10 +6,9 @@
 // - AppendTimelineText: the bytes nlohmann's dump(2) gives for that array, written straight from
 //   the events without building it. A sweep's full reports are mostly timelines, and building,
 //   printing and freeing their JSON cost more than the simulated runs themselves (RunText).
-//   Only the layout is written here. Numbers are printed by nlohmann's own routine, and any
-//   string that needs escaping (a quote, a backslash, a control or non-ASCII byte) is printed by
-//   nlohmann, so the bytes are the library's; timeline_text_test.cc compares the two forms on
-//   every kind of string and number.
+//   Only the layout is written here; the values by json_text.h (nlohmann's own routines for
+//   numbers and escapes), so the bytes are the library's; timeline_text_test.cc compares the two
+//   forms on every kind of string and number.
 #pragma once
 
 #include <cstddef>
