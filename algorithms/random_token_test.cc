@@ -46,5 +46,38 @@ TEST(RandomToken, APartWordTakesAWholeWordAndUsesItsLowBytes) {
   EXPECT_EQ(none.used(), 0u);
 }
 
+// The token written a digit at a time, as the definition says.
+std::string SlowToken(const std::vector<uint64_t>& words, int bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < bytes; ++i) {
+    const uint64_t byte = (words[static_cast<size_t>(i / 8)] >> (8 * (i % 8))) & 0xff;
+    s += kHex[byte >> 4];
+    s += kHex[byte & 15];
+  }
+  return s;
+}
+
+TEST(RandomToken, EveryLengthAndWordGivesTheDigitAtATimeText) {
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  const auto next = [&x] {  // splitmix64: words with every nibble value in every place
+    uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  std::vector<std::vector<uint64_t>> cases = {{0, 0, 0}, {~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}},
+                                              {0x0a0b0c0d0e0f0910ULL, 0x9999aaaa0000ffffULL, 0xa9a9a9a9a9a9a9a9ULL}};
+  for (int k = 0; k < 20000; ++k) cases.push_back({next(), next(), next()});
+  for (const std::vector<uint64_t>& words : cases) {
+    for (int bytes = 0; bytes <= 24; ++bytes) {
+      WordsEnv env(words);
+      ASSERT_EQ(env.RandomToken(bytes), SlowToken(words, bytes)) << std::hex << words[0] << " " << words[1] << " "
+                                                                 << words[2] << std::dec << " bytes " << bytes;
+      ASSERT_EQ(env.used(), static_cast<size_t>((bytes + 7) / 8));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace locklab
