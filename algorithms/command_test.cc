@@ -48,14 +48,14 @@ TEST(CommandText, EveryShapeOfCommandGivesThePieceAtATimeText) {
   for (int script = 0; script < 3; ++script) {
     for (int num_keys = -1; num_keys <= 5; ++num_keys) {
       for (size_t words = 0; words <= 4; ++words) {
-        for (size_t pick = 0; pick < 49; ++pick) {  // words drawn from the pool by pick's digits
+        for (size_t pick = 0; pick < 49; ++pick) {  // which of the pool's words, drawn from pick
           Command c;
           c.script = script == 0 ? Script::kNone : script == 1 ? Script::kCompareAndDelete : Script::kNotifyOne;
           c.num_keys = num_keys;
           std::vector<std::string> argv;
           for (size_t w = 0, x = pick; w < words; ++w, x = x / 7 + w) argv.push_back(pool[x % pool.size()]);
           c.argv = argv;
-          for (const std::string before : {"", "x -> "}) {
+          for (const char* before : {"", "x -> "}) {
             std::string out = before;
             c.AppendTo(&out);
             ASSERT_EQ(out, SlowText(c, before)) << "script " << script << " num_keys " << num_keys << " words " << words;
