@@ -114,7 +114,9 @@ sim::ClientCosts ClientFigures(const ClientSamples& cs, int message_subscribers,
   const std::string client_method =
       "CPU (getrusage user+sys) of locklab's real runtime (one process, one libevent loop, history traced) with N "
       "clients each sending M GETs one at a time; two runs per sample, the difference over the extra commands; "
-      "half of the per-command CPU (a command and its reply are not separable this way)";
+      "each run of the pair's four loads (these GETs, sleeps alone, a sleep then a GET, held GETs) made twice (in "
+      "order, then in reverse order) and its smaller CPU kept before the difference (the VM's interference only "
+      "adds CPU); half of the per-command CPU (a command and its reply are not separable this way)";
   c.placement = sim::ClientCosts::Placement::kOneProcess;
   c.send_us = Figure("client.send_us", half, client_method, &fig);
   c.reply_us = Figure("client.reply_us", half, client_method, &fig);
