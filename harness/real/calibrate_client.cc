@@ -220,12 +220,17 @@ Result<std::pair<T, T>> TwoRuns(int m1, int m2, const std::function<Result<T>(in
   return std::pair<T, T>{std::move(*small), std::move(*large)};
 }
 
-// Two runs, client_m1 and client_m2 steps each (`run(m)`): the CPU per extra step, over `per`
-// (the clients taking the steps): what the fixed costs of a run (connections, start-up) leave.
+// The CPU per extra step of two runs' CPUs (client_m1 and client_m2 steps each), over `per` (the
+// clients taking the steps): what the fixed costs of a run (connections, start-up) leave.
+double PerExtraStepUs(const Sizes& sizes, double per, const std::pair<double, double>& cpu_us) {
+  return (cpu_us.second - cpu_us.first) / (per * (sizes.client_m2 - sizes.client_m1));
+}
+
+// The same of two runs made by `run(m)`.
 Result<double> PerExtraStepUs(const Sizes& sizes, double per, const std::function<Result<double>(int m)>& run) {
   Result<std::pair<double, double>> two = TwoRuns<double>(sizes.client_m1, sizes.client_m2, run);
   if (!two.ok()) return two.status();
-  return (two->second - two->first) / (per * (sizes.client_m2 - sizes.client_m1));
+  return PerExtraStepUs(sizes, per, *two);
 }
 
 }  // namespace
@@ -311,9 +316,8 @@ Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples*
     small = std::min(small, two->first);
     large = std::min(large, two->second);
   }
-  const double extra_steps = static_cast<double>(sizes.clients) * (sizes.client_m2 - sizes.client_m1);
   double per_op_us[kLoads];
-  for (size_t i = 0; i < kLoads; ++i) per_op_us[i] = (cpu_us[i].second - cpu_us[i].first) / extra_steps;
+  for (size_t i = 0; i < kLoads; ++i) per_op_us[i] = PerExtraStepUs(sizes, static_cast<double>(sizes.clients), cpu_us[i]);
   out->per_command_us.push_back(per_op_us[0]);
   out->timer_alone_us.push_back(per_op_us[1]);
   out->timer_us.push_back(per_op_us[3] - per_op_us[0]);
