@@ -110,6 +110,10 @@ class CommandWords {
     for (; first != last; ++first) push_back(std::string_view(*first));
   }
 
+  // The words end to end, and where word i ends in them (a copy in one piece: command_record.h).
+  std::string_view joined() const { return std::string_view(text(), bytes_); }
+  uint32_t end_of(size_t i) const { return End(i); }
+
   // The words as strings (tests, and callers that keep them past the command).
   std::vector<std::string> ToStrings() const;
   friend bool operator==(const CommandWords& a, const CommandWords& b);

@@ -52,7 +52,11 @@ Event History::Detailed(const Event& e) const {
   if (e.text > 0 && e.text <= text_ends_.size()) {
     const uint64_t end = text_ends_[e.text - 1];
     const uint64_t begin = e.text > 1 ? text_ends_[e.text - 2] : 0;
-    out.detail.assign(texts_, begin, end - begin);
+    if (record_text_ != nullptr) {
+      record_text_(std::string_view(texts_).substr(begin, end - begin), &out.detail);
+    } else {
+      out.detail.assign(texts_, begin, end - begin);
+    }
     out.text = 0;
   }
   return out;

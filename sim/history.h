@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace locklab {
@@ -56,9 +57,10 @@ class History {
   // Past max_events, kCommand events are dropped (commands_dropped() counts them); other
   // events are always kept, because the checkers need every one of them.
   void Add(int64_t t_us, int client, Ev type, int64_t value = 0, std::string detail = {});
-  // Adds a kCommand event (value: node) whose detail `write` appends to the string it is given:
-  // the texts of all commands share one buffer (no allocation per command); Detailed() and
-  // TakeEvents() give them back as the events' `detail`. Dropped like Add's commands.
+  // Adds a kCommand event (value: node) whose detail `write` appends to the string it is given
+  // (or a record of it, set_record_text): the texts of all commands share one buffer (no
+  // allocation per command); Detailed() and TakeEvents() give them back as the events' `detail`.
+  // Dropped like Add's commands.
   template <typename WriteText>
   void AddCommand(int64_t t_us, int client, int64_t node, WriteText&& write) {
     if (!KeepCommand()) return;
@@ -68,6 +70,12 @@ class History {
   }
   // `e` with its detail filled in when its text is in this history's buffer.
   Event Detailed(const Event& e) const;
+  // How AddCommand's bytes become a command's detail: null (the default) when `write` writes the
+  // text itself; else `write` writes a record and this appends the record's text to `out` when a
+  // detail is read (Detailed, events(), TakeEvents()), so that a run pays only for the texts it
+  // reads (most read none). Set it before the first AddCommand.
+  using RecordText = void (*)(std::string_view record, std::string* out);
+  void set_record_text(RecordText text) { record_text_ = text; }
 
   // Events of the types in `mask` (a bit per Ev, EvBit) are not recorded from now on: a run that
   // needs no timeline keeps only what its checkers read (RunSpec::trace).
@@ -107,6 +115,7 @@ class History {
   size_t keep_at_most_ = SIZE_MAX;
   size_t commands_kept_ = 0;
   uint32_t dropped_ = 0;
+  RecordText record_text_ = nullptr;
   // Mutable: events() moves the commands' texts into their details on first use.
   mutable std::vector<Event> events_;
   mutable std::string texts_;                // AddCommand's texts, one after another

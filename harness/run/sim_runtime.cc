@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "algorithms/command_record.h"
 #include "sim/simulator.h"
 
 namespace locklab {
@@ -21,15 +22,14 @@ class SimRuntime : public Runtime {
   int64_t TrueNowUs() override { return sim_.now_us(); }
 
   void set_history(History* h) override {
-    if (trace_)
+    if (trace_) {
+      // The command and its reply as a record in the history's buffer; its text (c.ToString() +
+      // " -> " + ToString(r)) is written only if a timeline reads it.
+      h->set_record_text(&AppendCommandRecordText);
       sim_.set_command_observer([h](int64_t t, int client, int node, const Command& c, const Reply& r) {
-        // c.ToString() + " -> " + ToString(r), written into the history's buffer.
-        h->AddCommand(t, client, node, [&](std::string* out) {
-          c.AppendTo(out);
-          *out += " -> ";
-          AppendTo(out, r);
-        });
+        h->AddCommand(t, client, node, [&](std::string* out) { AppendCommandRecord(c, r, out); });
       });
+    }
     sim_.set_fault_observer(
         [h](int64_t t, const FaultRecord& r) { h->Add(t, r.client, r.type, r.value, r.detail); });
   }
