@@ -133,10 +133,13 @@ class EventWheel {
     return (i << 6) | static_cast<size_t>(std::countr_zero(m));
   }
 
-  // The ring's earliest time (ring_size_ > 0): every ring event is in [base_us_, base_us_ +
-  // kWindowUs), so the first set bit from base_us_'s slot on, going round once, is it.
-  int64_t FirstUs() {
-    if (first_us_ >= 0) return first_us_;
+  // The ring's earliest time (ring_size_ > 0). Inline: most calls find it known (top() and pop()
+  // ask for the same event); the search is out of line.
+  int64_t FirstUs() { return first_us_ >= 0 ? first_us_ : FindFirstUs(); }
+
+  // Every ring event is in [base_us_, base_us_ + kWindowUs), so the first set bit from base_us_'s
+  // slot on, going round once, is the ring's earliest.
+  [[gnu::noinline]] int64_t FindFirstUs() {
     const size_t start = Slot(base_us_);
     size_t word = start >> 6;
     uint64_t bits = bits_[word] & (~uint64_t{0} << (start & 63));
