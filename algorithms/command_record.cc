@@ -111,8 +111,9 @@ void AppendCommandRecordText(std::string_view record, std::string* out) {
     views[i] = words.substr(begin, end(i) - begin);
   }
   cmd.argv.Assign(views, n);
-  // Room for the text at once (a script's name, a space per word, "| ", " -> ", a short reply).
-  out->reserve(out->size() + words.size() + n + record.size() + 64);
+  // Room for the text at once: the record holds the words and the reply's bytes; add a space per
+  // word and room for a script's name, "| ", " -> " and a reply's decoration.
+  out->reserve(out->size() + record.size() + n + 64);
   cmd.AppendTo(out);
   *out += " -> ";
   const uint8_t type = r.Get<uint8_t>();

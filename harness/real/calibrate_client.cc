@@ -308,11 +308,11 @@ Status ClientPair(const std::string& address, const Sizes& sizes, ClientSamples*
   std::pair<double, double> cpu_us[kLoads];  // each load's smaller CPU at client_m1 and client_m2 steps
   std::fill(std::begin(cpu_us), std::end(cpu_us), std::pair{kNone, kNone});
   for (size_t k = 0; k < 2 * kLoads; ++k) {
-    const Load load = kOrder[k < kLoads ? k : 2 * kLoads - 1 - k];
+    const size_t i = k < kLoads ? k : 2 * kLoads - 1 - k;  // kOrder's loads, then back again
     Result<std::pair<double, double>> two = TwoRuns<double>(
-        sizes.client_m1, sizes.client_m2, [&](int m) { return RunCpuUs(address, sizes.clients, m, load); });
+        sizes.client_m1, sizes.client_m2, [&](int m) { return RunCpuUs(address, sizes.clients, m, kOrder[i]); });
     if (!two.ok()) return two.status();
-    auto& [small, large] = cpu_us[static_cast<size_t>(load)];
+    auto& [small, large] = cpu_us[i];
     small = std::min(small, two->first);
     large = std::min(large, two->second);
   }
