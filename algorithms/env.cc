@@ -35,11 +35,9 @@ inline void PutHexPair(char* out, uint64_t r, size_t j) {
 
 }  // namespace
 
-std::string Env::RandomToken(int bytes) {
-  const size_t n = static_cast<size_t>(std::max(bytes, 0));
-  std::string s(n * 2, '0');
-  char* out = s.data();
-  for (size_t i = 0; i < n; i += 8) {  // a Random() per 8 bytes, its lowest byte first
+// n random bytes as 2n hex digits at out: a Random() per 8 bytes, its lowest byte first.
+void Env::WriteRandomHex(size_t n, char* out) {
+  for (size_t i = 0; i < n; i += 8) {
     const uint64_t r = Random();
     if (n - i >= 8) {  // a whole word: a loop of fixed length, unrolled
       for (size_t j = 0; j < 8; ++j) PutHexPair(out, r, j);
@@ -48,7 +46,19 @@ std::string Env::RandomToken(int bytes) {
     }
     for (size_t j = 0; j < n - i; ++j) PutHexPair(out, r, j);
   }
+}
+
+std::string Env::RandomToken(int bytes) {
+  const size_t n = static_cast<size_t>(std::max(bytes, 0));
+  std::string s(n * 2, '0');
+  WriteRandomHex(n, s.data());
   return s;
+}
+
+Env::TokenText Env::RandomTokenText() {
+  TokenText t;
+  WriteRandomHex(sizeof t.digits / 2, t.digits);
+  return t;
 }
 
 }  // namespace locklab

@@ -224,6 +224,16 @@ class Env {
   }
   // A random token of 2*bytes hex digits (unguessable across clients of one run).
   std::string RandomToken(int bytes = 16);
+  // RandomToken()'s digits (16 bytes: the same Random() draws, the same text), held in place: no
+  // allocation for a lock that sends its token and keeps it only when it acquires.
+  struct TokenText {
+    char digits[32];
+    std::string_view view() const { return {digits, sizeof digits}; }
+  };
+  TokenText RandomTokenText();
+
+ private:
+  void WriteRandomHex(size_t n, char* out);
 };
 
 }  // namespace locklab

@@ -16,12 +16,12 @@ class FencingLock : public Lock {
   FencingLock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {}
 
   Task<Outcome> TryAcquire() override {
-    std::string token = env_.RandomToken();
-    Reply r = co_await env_.Send(0, Command::Run(Script::kSetNxPxIncrFence, 2, cfg_.key, cfg_.key + ":fence", token,
-                                                 std::to_string(cfg_.ttl_ms)));
+    const Env::TokenText token = env_.RandomTokenText();  // a string only once it holds the lock
+    Reply r = co_await env_.Send(0, Command::Run(Script::kSetNxPxIncrFence, 2, cfg_.key, cfg_.key + ":fence",
+                                                 token.view(), std::to_string(cfg_.ttl_ms)));
     if (r.is_timeout()) co_return Outcome::kUnknown;
     if (r.type != Reply::Type::kInteger) co_return Outcome::kFail;
-    token_ = std::move(token);
+    token_ = std::string(token.view());
     fence_ = r.integer;
     co_return Outcome::kOk;
   }

@@ -79,5 +79,19 @@ TEST(RandomToken, EveryLengthAndWordGivesTheDigitAtATimeText) {
   }
 }
 
+// The token held in place (the token, Redlock and fencing locks' acquire) is RandomToken()'s
+// text from the same two draws.
+TEST(RandomToken, TheTokenHeldInPlaceIsRandomTokensText) {
+  uint64_t x = 0x51ed270b2a3f1c37ULL;
+  for (int k = 0; k < 5000; ++k) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const std::vector<uint64_t> words = {x, x ^ (x >> 29) ^ (x << 17)};
+    WordsEnv text(words), held(words);
+    const std::string want = text.RandomToken();
+    ASSERT_EQ(held.RandomTokenText().view(), want) << std::hex << words[0] << " " << words[1];
+    ASSERT_EQ(held.used(), text.used());
+  }
+}
+
 }  // namespace
 }  // namespace locklab

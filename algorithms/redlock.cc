@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,29 +38,29 @@ class Redlock : public Lock {
 
   Task<Outcome> TryAcquire() override {
     const int n = env_.node_count();
-    std::string token = env_.RandomToken();
+    const Env::TokenText token = env_.RandomTokenText();  // a string only once it holds the lock
     const int64_t start_us = env_.MonotonicUs();
     std::vector<std::pair<int, Command>> sets;
     sets.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i)
-      sets.emplace_back(i, Command::Of("SET", cfg_.key, token, "NX", "PX", std::to_string(cfg_.ttl_ms)));
+      sets.emplace_back(i, Command::Of("SET", cfg_.key, token.view(), "NX", "PX", std::to_string(cfg_.ttl_ms)));
     std::vector<Reply> replies = co_await env_.SendAll(std::move(sets));
     int oks = 0;
     for (const Reply& r : replies) oks += r.is_ok() ? 1 : 0;
     validity_ms_ = ValidityLeftMs(cfg_.ttl_ms, env_.MonotonicUs() - start_us);
     if (oks >= n / 2 + 1 && (!validity_check_ || validity_ms_ > 0) && (!fit_work_ || validity_ms_ >= work_ms_)) {
       if (!fence_on_) {
-        token_ = std::move(token);
+        token_ = std::string(token.view());
         co_return Outcome::kOk;
       }
       Reply f = co_await env_.Send(0, Command::Of("INCR", cfg_.key + ":fence"));
       if (f.type == Reply::Type::kInteger) {
-        token_ = std::move(token);
+        token_ = std::string(token.view());
         fence_ = f.integer;
         co_return Outcome::kOk;
       }
     }
-    co_await UnlockAll(token);
+    co_await UnlockAll(token.view());
     co_return Outcome::kFail;
   }
 
@@ -76,7 +77,7 @@ class Redlock : public Lock {
 
  private:
   // Returns how many nodes deleted our key.
-  Task<int> UnlockAll(const std::string& token) {
+  Task<int> UnlockAll(std::string_view token) {  // the caller keeps the token's text until it resumes
     std::vector<std::pair<int, Command>> dels;
     dels.reserve(static_cast<size_t>(env_.node_count()));
     for (int i = 0; i < env_.node_count(); ++i)

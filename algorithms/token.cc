@@ -23,16 +23,16 @@ TokenLock::TokenLock(Env& env, const LockConfig& cfg) : env_(env), cfg_(cfg) {
 }
 
 Task<Outcome> TokenLock::TryAcquire() {
-  std::string token = env_.RandomToken();
+  const Env::TokenText token = env_.RandomTokenText();  // a string only once it holds the lock
   const int64_t start_us = fit_work_ ? env_.MonotonicUs() : 0;
-  Reply r = co_await env_.Send(0, Command::Of("SET", cfg_.key, token, "NX", "PX", ttl_ms_text_));
+  Reply r = co_await env_.Send(0, Command::Of("SET", cfg_.key, token.view(), "NX", "PX", ttl_ms_text_));
   if (r.is_timeout()) co_return Outcome::kUnknown;
   if (!r.is_ok()) co_return Outcome::kFail;
   if (fit_work_ && ValidityLeftMs(cfg_.ttl_ms, env_.MonotonicUs() - start_us) < work_ms_) {
-    co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token));
+    co_await env_.Send(0, Command::Run(Script::kCompareAndDelete, 1, cfg_.key, token.view()));
     co_return Outcome::kFail;
   }
-  token_ = std::move(token);
+  token_ = std::string(token.view());
   OnAcquired();
   co_return Outcome::kOk;
 }
