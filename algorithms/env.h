@@ -17,6 +17,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
