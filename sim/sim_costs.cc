@@ -206,7 +206,7 @@ void Simulator::JoinPass(int physical, uint32_t id, Reply&& reply, double cost_u
     node.pass_open = true;
     Push(poll_us, kNodePass, physical, ++node.pass_gen);
   }
-  node.pass.push_back(NodeState::PassReply{id, std::move(reply), cost_us, std::move(messages_out_)});
+  node.pass.emplace_back(id, std::move(reply), cost_us, std::move(messages_out_));  // built in place: one move of the reply
   messages_out_.clear();
 }
 
