@@ -206,7 +206,8 @@ void Simulator::JoinPass(int physical, uint32_t id, Reply&& reply, double cost_u
     node.pass_open = true;
     Push(poll_us, kNodePass, physical, ++node.pass_gen);
   }
-  node.pass.emplace_back(id, std::move(reply), cost_us, std::move(messages_out_));  // built in place: one move of the reply
+  // Built in place: the reply moved once (a short reply's string is copied by a memcpy call per move).
+  node.pass.emplace_back(id, std::move(reply), cost_us, std::move(messages_out_));
   messages_out_.clear();
 }
 
