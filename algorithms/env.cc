@@ -33,12 +33,11 @@ inline void PutHexPair(char* out, uint64_t r, size_t j) {
   std::memcpy(out + 2 * j, kHexPairs.pair[(r >> (8 * j)) & 0xff].data(), 2);
 }
 
-}  // namespace
-
-// n random bytes as 2n hex digits at out: a Random() per 8 bytes, its lowest byte first.
-void Env::WriteRandomHex(size_t n, char* out) {
+// n random bytes as 2n hex digits at out: a Random() per 8 bytes, its lowest byte first. Inlined
+// into both callers: RandomTokenText's constant n unrolls it.
+[[gnu::always_inline]] inline void WriteRandomHex(Env& env, size_t n, char* out) {
   for (size_t i = 0; i < n; i += 8) {
-    const uint64_t r = Random();
+    const uint64_t r = env.Random();
     if (n - i >= 8) {  // a whole word: a loop of fixed length, unrolled
       for (size_t j = 0; j < 8; ++j) PutHexPair(out, r, j);
       out += 16;
@@ -48,20 +47,18 @@ void Env::WriteRandomHex(size_t n, char* out) {
   }
 }
 
+}  // namespace
+
 std::string Env::RandomToken(int bytes) {
   const size_t n = static_cast<size_t>(std::max(bytes, 0));
   std::string s(n * 2, '0');
-  WriteRandomHex(n, s.data());
+  WriteRandomHex(*this, n, s.data());
   return s;
 }
 
-Env::TokenText Env::RandomTokenText() {  // WriteRandomHex(16, ...) with its two words unrolled
-  static_assert(sizeof(TokenText::digits) == 32);
+Env::TokenText Env::RandomTokenText() {
   TokenText t;
-  const uint64_t low = Random();
-  const uint64_t high = Random();
-  for (size_t j = 0; j < 8; ++j) PutHexPair(t.digits, low, j);
-  for (size_t j = 0; j < 8; ++j) PutHexPair(t.digits + 16, high, j);
+  WriteRandomHex(*this, sizeof t.digits / 2, t.digits);
   return t;
 }
 

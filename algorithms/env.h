@@ -232,9 +232,6 @@ class Env {
     std::string_view view() const { return {digits, sizeof digits}; }
   };
   TokenText RandomTokenText();
-
- private:
-  void WriteRandomHex(size_t n, char* out);
 };
 
 }  // namespace locklab

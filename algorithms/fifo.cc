@@ -38,17 +38,18 @@ class FifoLock : public Lock {
   }
 
   Task<Outcome> TryAcquire() override {
-    std::string token = env_.RandomToken();
+    const Env::TokenText token = env_.RandomTokenText();  // a string only once it holds the lock
     const std::string ttl = std::to_string(cfg_.ttl_ms);
-    Reply r = co_await env_.Send(0, Command::Run(Script::kFifoAcquire, 2, cfg_.key, queue_, token, ttl));
+    Reply r = co_await env_.Send(0, Command::Run(Script::kFifoAcquire, 2, cfg_.key, queue_, token.view(), ttl));
     if (r.is_timeout()) co_return Outcome::kUnknown;
-    if (r.is_int(1)) co_return Held(std::move(token));
+    if (r.is_int(1)) co_return Held(token);
     if (!r.is_int(0)) co_return Outcome::kFail;  // an error: not queued
-    Reply woken = co_await env_.Send(0, Command::Of("BLPOP", cfg_.key + ":wake:" + token, Seconds(wait_ms_)));
-    if (woken.type == Reply::Type::kArray) co_return Held(std::move(token));
+    const std::string wake_key = cfg_.key + ":wake:" + std::string(token.view());
+    Reply woken = co_await env_.Send(0, Command::Of("BLPOP", wake_key, Seconds(wait_ms_)));
+    if (woken.type == Reply::Type::kArray) co_return Held(token);
     // Not woken in time (or the reply was lost): leave the queue, unless the lock came to us.
-    Reply left = co_await env_.Send(0, Command::Run(Script::kFifoLeave, 2, cfg_.key, queue_, token));
-    if (left.is_int(1)) co_return Held(std::move(token));
+    Reply left = co_await env_.Send(0, Command::Run(Script::kFifoLeave, 2, cfg_.key, queue_, token.view()));
+    if (left.is_int(1)) co_return Held(token);
     co_return left.is_timeout() ? Outcome::kUnknown : Outcome::kFail;
   }
 
@@ -61,8 +62,8 @@ class FifoLock : public Lock {
   }
 
  private:
-  Outcome Held(std::string token) {
-    token_ = std::move(token);
+  Outcome Held(const Env::TokenText& token) {
+    token_ = std::string(token.view());
     return Outcome::kOk;
   }
 

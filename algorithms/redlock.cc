@@ -34,6 +34,7 @@ class Redlock : public Lock {
     fit_work_ = cfg.options.GetBool("fit-work");
     fence_on_ = cfg.options.Get("fence") == "on";
     retry_delay_ms_ = cfg.options.GetInt("retry-delay-ms");
+    ttl_ms_text_ = std::to_string(cfg.ttl_ms);
   }
 
   Task<Outcome> TryAcquire() override {
@@ -43,7 +44,7 @@ class Redlock : public Lock {
     std::vector<std::pair<int, Command>> sets;
     sets.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i)
-      sets.emplace_back(i, Command::Of("SET", cfg_.key, token.view(), "NX", "PX", std::to_string(cfg_.ttl_ms)));
+      sets.emplace_back(i, Command::Of("SET", cfg_.key, token.view(), "NX", "PX", ttl_ms_text_));
     std::vector<Reply> replies = co_await env_.SendAll(std::move(sets));
     int oks = 0;
     for (const Reply& r : replies) oks += r.is_ok() ? 1 : 0;
@@ -96,6 +97,7 @@ class Redlock : public Lock {
   int64_t fence_ = -1;  // fence=on: the INCR's value for the current hold
   int64_t retry_delay_ms_ = 200;
   int64_t validity_ms_ = 0;
+  std::string ttl_ms_text_;  // the SET's PX argument, written once
   std::string token_;
 };
 

@@ -29,15 +29,16 @@ class RwLock : public Lock {
   void set_read(bool read) override { read_ = read; }
 
   Task<Outcome> TryAcquire() override {
-    std::string id = env_.RandomToken();
+    const Env::TokenText id = env_.RandomTokenText();  // a string only once it holds the lock
     const int64_t now_ms = env_.WallMs();
     const std::string expired = std::to_string(now_ms - cfg_.ttl_ms), ttl = std::to_string(cfg_.ttl_ms);
-    Command cmd = read_ ? Command::Run(Script::kRwReadAcquire, 2, cfg_.key, readers_, id, std::to_string(now_ms), expired, ttl)
-                        : Command::Run(Script::kRwWriteAcquire, 2, cfg_.key, readers_, id, expired, ttl);
+    Command cmd = read_ ? Command::Run(Script::kRwReadAcquire, 2, cfg_.key, readers_, id.view(), std::to_string(now_ms),
+                                      expired, ttl)
+                        : Command::Run(Script::kRwWriteAcquire, 2, cfg_.key, readers_, id.view(), expired, ttl);
     Reply r = co_await env_.Send(0, std::move(cmd));
     if (r.is_timeout()) co_return Outcome::kUnknown;
     if (!r.is_int(1)) co_return Outcome::kFail;
-    id_ = std::move(id);
+    id_ = std::string(id.view());
     held_read_ = read_;
     co_return Outcome::kOk;
   }

@@ -24,14 +24,14 @@ class Semaphore : public Lock {
       : env_(env), cfg_(cfg), permits_(cfg.options.GetInt("permits")) {}
 
   Task<Outcome> TryAcquire() override {
-    std::string id = env_.RandomToken();
+    const Env::TokenText id = env_.RandomTokenText();  // a string only once it holds a permit
     const int64_t now_ms = env_.WallMs();
     Reply r = co_await env_.Send(
-        0, Command::Run(Script::kSemaphoreAcquire, 1, cfg_.key, id, std::to_string(now_ms),
+        0, Command::Run(Script::kSemaphoreAcquire, 1, cfg_.key, id.view(), std::to_string(now_ms),
                         std::to_string(now_ms - cfg_.ttl_ms), std::to_string(permits_), std::to_string(cfg_.ttl_ms)));
     if (r.is_timeout()) co_return Outcome::kUnknown;
     if (!r.is_int(1)) co_return Outcome::kFail;
-    id_ = std::move(id);
+    id_ = std::string(id.view());
     co_return Outcome::kOk;
   }
 
